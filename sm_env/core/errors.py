@@ -1,0 +1,26 @@
+"""Errors raised by the rules core. Every message says what was wrong."""
+
+
+class StationMasterError(Exception):
+    """Base class for every error the rules core raises on bad input."""
+
+
+class CatalogueError(StationMasterError):
+    """The card catalogue file is malformed."""
+
+
+class ConfigError(StationMasterError):
+    """A game configuration is malformed or out of range."""
+
+
+class ReplayError(StationMasterError):
+    """A replay file is malformed, or does not replay."""
+
+
+class IllegalIntent(StationMasterError):
+    """An intent the rules forbid. The state is left exactly as it was."""
+
+    def __init__(self, rule_id: str, message: str) -> None:
+        super().__init__(f"[{rule_id}] {message}")
+        self.rule_id = rule_id
+        self.message = message
