@@ -1,0 +1,18 @@
+"""The random bot: a uniform choice among the legal intents, from its own seeded stream."""
+
+from __future__ import annotations
+
+from sm_env.core.intents import Intent
+from sm_env.core.rng import Rng
+from sm_env.core.state import GameState
+
+
+class RandomAgent:
+    name = "random"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = Rng(seed & 0xFFFFFFFF)
+
+    def choose(self, state: GameState) -> Intent:
+        legal = state.legal_intents()
+        return legal[self.rng.below(len(legal))]

@@ -1,0 +1,172 @@
+"""The ``station-master`` command: demo games of bots and replay files.
+
+station-master demo --seed 1                    # a full game of random bots, stage by stage
+station-master demo --seed 7 --offices 4 --days 2 --json
+station-master demo --seed 1 --save-replay game.json
+station-master replay game.json --verify
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from agents import RandomAgent, play_game, seat_seed
+from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.errors import ConfigError, ReplayError
+from sm_env.core.intents import Intent
+from sm_env.core.replay import Replay, load_replay
+from sm_env.core.state import CLOCK, Event, GameState
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "demo":
+            return _demo(args)
+        return _replay(args)
+    except (ConfigError, ReplayError) as err:
+        print(f"station-master: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="station-master", description="Station Master rules engine.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="play a full game of random bots and print it")
+    demo.add_argument("--seed", type=int, default=1, help="game seed, 0..4294967295 (default 1)")
+    demo.add_argument("--offices", type=int, default=3, help="offices (seats), 1..6 (default 3)")
+    demo.add_argument("--days", type=int, default=1, help="days to play (default 1)")
+    demo.add_argument("--target", type=int, default=None, help="target revenue that ends the game")
+    demo.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.COMPETITIVE.value)
+    demo.add_argument(
+        "--house-rule",
+        action="append",
+        default=[],
+        choices=HouseRules.names(),
+        metavar="NAME",
+        help=f"switch on a house rule (repeatable): {', '.join(HouseRules.names())}",
+    )
+    demo.add_argument("--json", action="store_true", help="print only a JSON summary")
+    demo.add_argument("--save-replay", metavar="FILE", help="write the game's replay file")
+
+    replay = sub.add_parser("replay", help="re-run a replay file")
+    replay.add_argument("file", help="replay file written by demo --save-replay")
+    replay.add_argument("--verify", action="store_true", help="check the final state hash it records")
+    return parser
+
+
+def _demo(args: argparse.Namespace) -> int:
+    config = GameConfig(
+        offices=args.offices,
+        days=args.days,
+        target_revenue=args.target,
+        mode=Mode(args.mode),
+        house_rules=HouseRules.from_names(args.house_rule),
+    )
+    state = GameState.new(config, args.seed)
+    agents = [RandomAgent(seat_seed(args.seed, seat)) for seat in range(config.offices)]
+    counts: Counter[str] = Counter()
+    console = None if args.json else Console(highlight=False, soft_wrap=True)
+    printer = _StagePrinter(console)
+
+    def drain(state: GameState, _: Intent | None = None) -> None:
+        for event in state.events:
+            counts[event.kind] += 1
+            printer.show(event, state)
+        state.events.clear()
+
+    if console is not None:
+        rules = ", ".join(n for n in HouseRules.names() if getattr(config.house_rules, n)) or "none"
+        console.print(
+            f"[bold]Station Master demo[/] — seed {args.seed}, {config.offices} offices, "
+            f"{config.days} day(s), {config.mode.value}, house rules: {rules}"
+        )
+    drain(state)
+    decisions = play_game(state, agents, drain)
+    final_hash = state.state_hash()
+    if args.save_replay:
+        Replay(args.seed, config, tuple(decisions), final_hash).save(args.save_replay)
+    if console is None:
+        summary = {
+            "seed": args.seed,
+            "offices": config.offices,
+            "days": config.days,
+            "mode": config.mode.value,
+            "house_rules": config.house_rules.to_dict(),
+            "revenue": list(state.revenue()),
+            "winners": list(state.winners()),
+            "events": dict(sorted(counts.items())),
+            "stages_played": state.stages_played,
+            "decisions": len(decisions),
+            "final_hash": final_hash,
+        }
+        print(json.dumps(summary, indent=2))
+        return 0
+    _print_revenue(console, state)
+    console.print(f"{state.stages_played} stages, {len(decisions)} decisions; final state hash {final_hash}")
+    if args.save_replay:
+        console.print(f"replay written to {args.save_replay}")
+    return 0
+
+
+class _StagePrinter:
+    """Prints events under a heading for each Stage."""
+
+    def __init__(self, console: Console | None) -> None:
+        self.console = console
+        self.heading: tuple[int, int] | None = None
+
+    def show(self, event: Event, state: GameState) -> None:
+        if self.console is None:
+            return
+        if event.kind not in ("setup", "seating", "superintendent") and self.heading != (
+            event.day,
+            event.stage,
+        ):
+            self.heading = (event.day, event.stage)
+            self.console.rule(
+                f"Day {event.day + 1} · stage {event.stage + 1} · {CLOCK[event.stage]}", style="dim"
+            )
+        self.console.print(f"  {event.text}")
+
+
+def _print_revenue(console: Console, state: GameState) -> None:
+    table = Table(title="Final revenue")
+    table.add_column("seat", justify="right")
+    table.add_column("office", justify="right")
+    table.add_column("revenue", justify="right")
+    table.add_column("")
+    winners = state.winners()
+    for seat, revenue in enumerate(state.revenue()):
+        table.add_row(
+            str(seat), str(state.office_of_seat[seat]), str(revenue), "winner" if seat in winners else ""
+        )
+    console.print(table)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    replay = load_replay(args.file)
+    if args.verify:
+        try:
+            state = replay.verify()
+        except ReplayError as err:
+            print(f"station-master: replay does not verify: {err}", file=sys.stderr)
+            return 1
+        print(f"verified: {len(replay.decisions)} decisions reproduce final state hash {state.state_hash()}")
+        return 0
+    state = replay.run()
+    revenue = list(state.revenue())
+    print(f"replayed {len(replay.decisions)} decisions: revenue {revenue}, hash {state.state_hash()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""Player decisions as immutable intent objects (one class per kind).
+
+The core lists the legal intents of the seat that must decide (``GameState.legal_intents``)
+and validates any intent it is given (``GameState.apply``). Intents are small frozen,
+slotted, hashable values, so tables and caches can key on them. Card fields hold catalogue
+type indices (copies of a card are interchangeable); cells are ``(row, col)`` station-grid
+coordinates; cars are car codes (``sm_env.core.cars``).
+
+In replay files an intent is a JSON object: ``{"kind": ..., "seat": ..., <fields>}`` with
+cards by catalogue id, cells as ``[row, col]`` and cars by name (``"loaded boxcar"``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_code, car_name
+from sm_env.core.catalogue import Catalogue
+
+Cell = tuple[int, int]
+
+
+class IntentKind(enum.Enum):
+    PASS = "pass"
+    CHOOSE_SWITCH = "choose_switch"
+    END_SWITCHING = "end_switching"
+    DRAW_HOME_OFFICE = "draw_home_office"
+    DRAW_DEPARTMENT = "draw_department"
+    PLAY_CARD = "play_card"
+    DISCARD = "discard"
+    END_TURN = "end_turn"
+    STOCK_OUTBOUND = "stock_outbound"
+    CLEAR_INBOUND = "clear_inbound"
+    UNJAM = "unjam"
+
+
+class Area(enum.IntEnum):
+    """Where a Freight Agent may take a jammed car from (R6.3.3)."""
+
+    OUTBOUND = 0
+    MEN = 1
+    AT = 2
+    WORK = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Local Operations: do none of the three things (D-play.1)."""
+
+    seat: int
+    kind: ClassVar[IntentKind] = IntentKind.PASS
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseSwitch:
+    """Local Operations: switch with a train (R6.1)."""
+
+    seat: int
+    kind: ClassVar[IntentKind] = IntentKind.CHOOSE_SWITCH
+
+
+@dataclass(frozen=True, slots=True)
+class EndSwitching:
+    """Stop switching; unused Moves are lost (R6.1.2)."""
+
+    seat: int
+    kind: ClassVar[IntentKind] = IntentKind.END_SWITCHING
+
+
+@dataclass(frozen=True, slots=True)
+class DrawHomeOffice:
+    """Local Operations: draw the top face-down Home Office card (R6.2.1)."""
+
+    seat: int
+    kind: ClassVar[IntentKind] = IntentKind.DRAW_HOME_OFFICE
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDepartment:
+    """Local Operations: take the top face-up card of Department 0, 1 or 2 (R6.2.1)."""
+
+    seat: int
+    department: int
+    kind: ClassVar[IntentKind] = IntentKind.DRAW_DEPARTMENT
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """Play a card from hand: a train, an Extra or an office upgrade (R6.2.2)."""
+
+    seat: int
+    card: int
+    kind: ClassVar[IntentKind] = IntentKind.PLAY_CARD
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Discard a card face up onto a Department deck (R6.2.4)."""
+
+    seat: int
+    card: int
+    department: int
+    kind: ClassVar[IntentKind] = IntentKind.DISCARD
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """Finish the card-play step; legal once the hand is within the limit (R6.2.4)."""
+
+    seat: int
+    kind: ClassVar[IntentKind] = IntentKind.END_TURN
+
+
+@dataclass(frozen=True, slots=True)
+class StockOutbound:
+    """Freight Agent: a loaded car from the Division Yard onto a green box (R6.3.1)."""
+
+    seat: int
+    cell: Cell
+    car: int
+    kind: ClassVar[IntentKind] = IntentKind.STOCK_OUTBOUND
+
+
+@dataclass(frozen=True, slots=True)
+class ClearInbound:
+    """Freight Agent: a car from a red box to the Classification Yard (R6.3.2)."""
+
+    seat: int
+    cell: Cell
+    car: int
+    kind: ClassVar[IntentKind] = IntentKind.CLEAR_INBOUND
+
+
+@dataclass(frozen=True, slots=True)
+class Unjam:
+    """Freight Agent: a car from the green box or a MEN|AT|WORK slot to the
+    Classification Yard (R6.3.3)."""
+
+    seat: int
+    cell: Cell
+    area: Area
+    car: int
+    kind: ClassVar[IntentKind] = IntentKind.UNJAM
+
+
+Intent = (
+    Pass
+    | ChooseSwitch
+    | EndSwitching
+    | DrawHomeOffice
+    | DrawDepartment
+    | PlayCard
+    | Discard
+    | EndTurn
+    | StockOutbound
+    | ClearInbound
+    | Unjam
+)
+
+INTENT_CLASSES: dict[IntentKind, type[Any]] = {
+    cls.kind: cls
+    for cls in (
+        Pass,
+        ChooseSwitch,
+        EndSwitching,
+        DrawHomeOffice,
+        DrawDepartment,
+        PlayCard,
+        Discard,
+        EndTurn,
+        StockOutbound,
+        ClearInbound,
+        Unjam,
+    )
+}
+
+_CAR_BY_NAME = {car_name(code): code for code in range(N_CAR_CODES) if code != car_code(CABOOSE, False)}
+
+
+def intent_to_json(intent: Intent, catalogue: Catalogue) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": intent.kind.value}
+    for f in fields(intent):
+        value = getattr(intent, f.name)
+        if f.name == "card":
+            value = catalogue.cards[value].id
+        elif f.name == "cell":
+            value = list(value)
+        elif f.name == "car":
+            value = car_name(value)
+        elif f.name == "area":
+            value = value.name.lower()
+        out[f.name] = value
+    return out
+
+
+def intent_from_json(data: object, catalogue: Catalogue) -> Intent:
+    """Decode one intent; ValueError says what is wrong with it."""
+    if not isinstance(data, dict):
+        raise ValueError(f"an intent must be a JSON object, got {type(data).__name__}")
+    kind_name = str(data.get("kind"))
+    try:
+        cls = INTENT_CLASSES[IntentKind(kind_name)]
+    except ValueError:
+        known = ", ".join(k.value for k in IntentKind)
+        raise ValueError(f"unknown intent kind {kind_name!r} (known: {known})") from None
+    names = [f.name for f in fields(cls)]
+    extra = sorted(set(data) - set(names) - {"kind"})
+    if extra:
+        raise ValueError(f"{kind_name}: unknown field(s) {', '.join(extra)} (fields: {', '.join(names)})")
+    values: dict[str, Any] = {}
+    for name in names:
+        if name not in data:
+            raise ValueError(f"{kind_name}: missing field {name!r}")
+        values[name] = _decode_field(kind_name, name, data[name], catalogue)
+    result: Intent = cls(**values)
+    return result
+
+
+def _decode_field(kind: str, name: str, value: object, catalogue: Catalogue) -> Any:
+    if name == "card":
+        if not isinstance(value, str) or value not in catalogue.by_id:
+            raise ValueError(f"{kind}: card {value!r} is not a card id of the catalogue")
+        return catalogue.by_id[value]
+    if name == "cell":
+        if (
+            not isinstance(value, list)
+            or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
+            raise ValueError(f"{kind}: cell must be [row, col] of two integers, got {value!r}")
+        return (value[0], value[1])
+    if name == "car":
+        if not isinstance(value, str) or value not in _CAR_BY_NAME:
+            raise ValueError(f"{kind}: car must be one of {', '.join(sorted(_CAR_BY_NAME))}; got {value!r}")
+        return _CAR_BY_NAME[value]
+    if name == "area":
+        try:
+            return Area[str(value).upper()]
+        except KeyError:
+            known = ", ".join(a.name.lower() for a in Area)
+            raise ValueError(f"{kind}: area must be one of {known}, got {value!r}") from None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{kind}: {name} must be an integer, got {value!r}")
+    return value
+
+
+__all__ = [
+    "Area",
+    "Cell",
+    "ChooseSwitch",
+    "ClearInbound",
+    "Discard",
+    "DrawDepartment",
+    "DrawHomeOffice",
+    "EndSwitching",
+    "EndTurn",
+    "INTENT_CLASSES",
+    "Intent",
+    "IntentKind",
+    "Pass",
+    "PlayCard",
+    "StockOutbound",
+    "Unjam",
+    "intent_from_json",
+    "intent_to_json",
+]

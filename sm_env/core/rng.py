@@ -1,0 +1,48 @@
+"""The game's one random stream (C-rng.1): a 32-bit seeded generator of our own.
+
+Mulberry32: a 32-bit state advanced by a Weyl step and mixed. It is tiny, fast in pure
+Python, passes the usual statistical batteries well enough for dice and shuffles, and its
+whole state is one int, so cloning a game copies it for free.
+"""
+
+_MASK = 0xFFFFFFFF
+
+
+class Rng:
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _MASK:
+            raise ValueError(f"seed must be an integer in 0..{_MASK}, got {seed!r}")
+        self.state = seed
+
+    def copy(self) -> "Rng":
+        clone = Rng.__new__(Rng)
+        clone.state = self.state
+        return clone
+
+    def next_u32(self) -> int:
+        self.state = z = (self.state + 0x6D2B79F5) & _MASK
+        z = ((z ^ (z >> 15)) * (z | 1)) & _MASK
+        z ^= (z + ((z ^ (z >> 7)) * (z | 61))) & _MASK
+        return (z ^ (z >> 14)) & _MASK
+
+    def below(self, n: int) -> int:
+        """Uniform int in [0, n), without modulo bias (rejection sampling)."""
+        if n <= 0:
+            raise ValueError(f"below() needs n >= 1, got {n}")
+        limit = (_MASK + 1) - (_MASK + 1) % n
+        while True:
+            x = self.next_u32()
+            if x < limit:
+                return x % n
+
+    def d12(self) -> int:
+        """One roll of the D12: 1..12 (C-rng.1)."""
+        return self.below(12) + 1
+
+    def shuffle(self, items: list[int]) -> None:
+        """Fisher-Yates in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
