@@ -441,18 +441,18 @@ class GameState:
         kind = getattr(intent, "kind", None)
         handler = _HANDLERS.get(type(intent))
         if handler is None or not isinstance(kind, IntentKind):
-            raise IllegalIntent("R5.1.1", f"{intent!r} is not an intent")
+            raise IllegalIntent("R5.0.1", f"{intent!r} is not an intent")
         if seat < 0:
             raise IllegalIntent("D-end.3", "the game is over: no decision is due")
         if intent.seat != seat:
             raise IllegalIntent(
-                "R5.1.1",
+                "R5.0.1",
                 f"seat {seat} must decide now ({self.phase.value}), not seat {intent.seat}",
             )
         if kind not in _PHASE_INTENTS[self.phase]:
             allowed = ", ".join(sorted(k.value for k in _PHASE_INTENTS[self.phase]))
             raise IllegalIntent(
-                "R5.1.1",
+                "R5.0.1",
                 f"{kind.value} is not a decision of the {self.phase.value} step (allowed: {allowed})",
             )
         handler(self, intent)
