@@ -16,7 +16,9 @@ from sm_env.core.state import GameState
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--offices", type=int, default=4)
     parser.add_argument("--days", type=int, default=1)
