@@ -34,6 +34,9 @@ class IntentKind(enum.Enum):
     STOCK_OUTBOUND = "stock_outbound"
     CLEAR_INBOUND = "clear_inbound"
     UNJAM = "unjam"
+    MOVE_TRAY = "move_tray"
+    PLACE_CARD = "place_card"
+    PLACE_MODIFIER = "place_modifier"
 
 
 class Area(enum.IntEnum):
@@ -145,6 +148,42 @@ class Unjam:
     kind: ClassVar[IntentKind] = IntentKind.UNJAM
 
 
+@dataclass(frozen=True, slots=True)
+class MoveTray:
+    """One Move (RA.0.2): a Crew Tray goes along ``path`` (its own card first, the
+    destination last) in one east-west direction. ``drops[i]`` cars come off its trailing
+    end at ``path[i]``; ``push`` cars come off its leading end at the destination (RA.3)."""
+
+    seat: int
+    tray: int
+    path: tuple[Cell, ...]
+    drops: tuple[int, ...]
+    push: int = 0
+    kind: ClassVar[IntentKind] = IntentKind.MOVE_TRAY
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceCard:
+    """Lay a track or facility card from hand on the station grid (D-grid.6, D-grid.7)."""
+
+    seat: int
+    card: int
+    cell: Cell
+    rotated: bool = False
+    kind: ClassVar[IntentKind] = IntentKind.PLACE_CARD
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceModifier:
+    """Lay a Modifier Facility at ``cell``, serving the facility at ``facility`` (R9.0.3)."""
+
+    seat: int
+    card: int
+    cell: Cell
+    facility: Cell
+    kind: ClassVar[IntentKind] = IntentKind.PLACE_MODIFIER
+
+
 Intent = (
     Pass
     | ChooseSwitch
@@ -157,6 +196,9 @@ Intent = (
     | StockOutbound
     | ClearInbound
     | Unjam
+    | MoveTray
+    | PlaceCard
+    | PlaceModifier
 )
 
 INTENT_CLASSES: dict[IntentKind, type[Any]] = {
@@ -173,6 +215,9 @@ INTENT_CLASSES: dict[IntentKind, type[Any]] = {
         StockOutbound,
         ClearInbound,
         Unjam,
+        MoveTray,
+        PlaceCard,
+        PlaceModifier,
     )
 }
 
@@ -185,7 +230,11 @@ def intent_to_json(intent: Intent, catalogue: Catalogue) -> dict[str, Any]:
         value = getattr(intent, f.name)
         if f.name == "card":
             value = catalogue.cards[value].id
-        elif f.name == "cell":
+        elif f.name in ("cell", "facility"):
+            value = list(value)
+        elif f.name == "path":
+            value = [list(cell) for cell in value]
+        elif f.name == "drops":
             value = list(value)
         elif f.name == "car":
             value = car_name(value)
@@ -223,14 +272,20 @@ def _decode_field(kind: str, name: str, value: object, catalogue: Catalogue) -> 
         if not isinstance(value, str) or value not in catalogue.by_id:
             raise ValueError(f"{kind}: card {value!r} is not a card id of the catalogue")
         return catalogue.by_id[value]
-    if name == "cell":
-        if (
-            not isinstance(value, list)
-            or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        ):
-            raise ValueError(f"{kind}: cell must be [row, col] of two integers, got {value!r}")
-        return (value[0], value[1])
+    if name in ("cell", "facility"):
+        return _decode_cell(kind, name, value)
+    if name == "path":
+        if not isinstance(value, list) or len(value) < 2:
+            raise ValueError(f"{kind}: path must be a list of at least two [row, col] cells, got {value!r}")
+        return tuple(_decode_cell(kind, name, cell) for cell in value)
+    if name == "drops":
+        if not isinstance(value, list) or not all(_is_int(v) for v in value):
+            raise ValueError(f"{kind}: drops must be a list of integers, got {value!r}")
+        return tuple(value)
+    if name == "rotated":
+        if not isinstance(value, bool):
+            raise ValueError(f"{kind}: rotated must be true or false, got {value!r}")
+        return value
     if name == "car":
         if not isinstance(value, str) or value not in _CAR_BY_NAME:
             raise ValueError(f"{kind}: car must be one of {', '.join(sorted(_CAR_BY_NAME))}; got {value!r}")
@@ -241,9 +296,19 @@ def _decode_field(kind: str, name: str, value: object, catalogue: Catalogue) -> 
         except KeyError:
             known = ", ".join(a.name.lower() for a in Area)
             raise ValueError(f"{kind}: area must be one of {known}, got {value!r}") from None
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not _is_int(value):
         raise ValueError(f"{kind}: {name} must be an integer, got {value!r}")
     return value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _decode_cell(kind: str, name: str, value: object) -> Cell:
+    if not isinstance(value, list) or len(value) != 2 or not all(_is_int(v) for v in value):
+        raise ValueError(f"{kind}: {name} cells must be [row, col] of two integers, got {value!r}")
+    return (value[0], value[1])
 
 
 __all__ = [
@@ -259,7 +324,10 @@ __all__ = [
     "INTENT_CLASSES",
     "Intent",
     "IntentKind",
+    "MoveTray",
     "Pass",
+    "PlaceCard",
+    "PlaceModifier",
     "PlayCard",
     "StockOutbound",
     "Unjam",

@@ -17,6 +17,7 @@ from bisect import insort
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from sm_env.core import station as switching
 from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_name, car_type
 from sm_env.core.catalogue import CardKind, Catalogue, Deck, FacilitySpec, load_catalogue
 from sm_env.core.config import GameConfig, Mode
@@ -33,11 +34,15 @@ from sm_env.core.intents import (
     EndTurn,
     Intent,
     IntentKind,
+    MoveTray,
     Pass,
+    PlaceCard,
+    PlaceModifier,
     PlayCard,
     StockOutbound,
     Unjam,
 )
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station, Tray
 from sm_env.core.rng import Rng
 
 STAGES_PER_DAY = 12
@@ -53,9 +58,6 @@ HAND_SIZE = 3
 MOVES_PER_SWITCH = 6
 MOVES_AT_NIGHT = 5
 EXTRA_TRAYS = 3
-WORK_SLOTS = 3  # MEN, AT, WORK
-OFFICE_CELL: Cell = (0, 0)
-EMPTY = -1
 
 
 class Phase(enum.Enum):
@@ -79,8 +81,16 @@ _PHASE_INTENTS: dict[Phase, frozenset[IntentKind]] = {
             IntentKind.UNJAM,
         }
     ),
-    Phase.SWITCHING: frozenset({IntentKind.END_SWITCHING}),
-    Phase.CARD_PLAY: frozenset({IntentKind.PLAY_CARD, IntentKind.DISCARD, IntentKind.END_TURN}),
+    Phase.SWITCHING: frozenset({IntentKind.MOVE_TRAY, IntentKind.END_SWITCHING}),
+    Phase.CARD_PLAY: frozenset(
+        {
+            IntentKind.PLAY_CARD,
+            IntentKind.PLACE_CARD,
+            IntentKind.PLACE_MODIFIER,
+            IntentKind.DISCARD,
+            IntentKind.END_TURN,
+        }
+    ),
     Phase.GAME_OVER: frozenset(),
 }
 
@@ -93,69 +103,6 @@ class Event(NamedTuple):
     kind: str
     seat: int
     text: str
-
-
-class Boxes:
-    """A facility's cargo areas (R9.1): green outbound box, red inbound box and the
-    MEN|AT|WORK track (EMPTY where a slot holds no load)."""
-
-    __slots__ = ("outbound", "inbound", "work")
-
-    def __init__(self) -> None:
-        self.outbound: list[int] = []
-        self.inbound: list[int] = []
-        self.work: list[int] = [EMPTY] * WORK_SLOTS
-
-    def copy(self) -> Boxes:
-        other = Boxes.__new__(Boxes)
-        other.outbound = self.outbound[:]
-        other.inbound = self.inbound[:]
-        other.work = self.work[:]
-        return other
-
-    def cars(self) -> list[int]:
-        return self.outbound + self.inbound + [c for c in self.work if c != EMPTY]
-
-
-class Station:
-    """One office's station area: a grid of placed cards keyed by (row, col), row 0 being
-    the Running Track (D-grid.1); facility boxes by cell; cars standing on cards."""
-
-    __slots__ = ("grid", "boxes", "cars")
-
-    def __init__(self) -> None:
-        self.grid: dict[Cell, tuple[int, bool]] = {}  # cell -> (card type, rotated 180°)
-        self.boxes: dict[Cell, Boxes] = {}
-        self.cars: dict[Cell, tuple[int, ...]] = {}  # left-to-right order (RA.3.3)
-
-    def copy(self) -> Station:
-        other = Station.__new__(Station)
-        other.grid = self.grid.copy()
-        other.boxes = {cell: boxes.copy() for cell, boxes in self.boxes.items()}
-        other.cars = self.cars.copy()
-        return other
-
-
-class Tray:
-    """A Crew Tray: an engine and its consist (C-trays.1). A free tray has office EMPTY."""
-
-    __slots__ = ("office", "cell", "consist", "facing", "train")
-
-    def __init__(self) -> None:
-        self.office = EMPTY
-        self.cell: Cell | None = None
-        self.consist: tuple[int, ...] = ()
-        self.facing = 1  # +1 engine faces east, -1 west
-        self.train = EMPTY
-
-    def copy(self) -> Tray:
-        other = Tray.__new__(Tray)
-        other.office = self.office
-        other.cell = self.cell
-        other.consist = self.consist
-        other.facing = self.facing
-        other.train = self.train
-        return other
 
 
 class GameState:
@@ -383,11 +330,31 @@ class GameState:
             out.extend(self._freight_agent_intents(seat))
             return out
         if phase is Phase.SWITCHING:
-            return [EndSwitching(seat)]
+            office = self.office_of_seat[seat]
+            out = []
+            for i, tray in enumerate(self.trays):
+                if tray.office == office:
+                    out.extend(switching.list_moves(self, seat, i))
+            out.append(EndSwitching(seat))
+            return out
         # Phase.CARD_PLAY
         hand = self.hands[seat]
         distinct = sorted(set(hand))
-        out = [PlayCard(seat, card) for card in distinct if self._play_problem(seat, card) is None]
+        out = []
+        for card in distinct:
+            kind = self.catalogue.cards[card].kind
+            if kind is CardKind.TRACK or kind is CardKind.FACILITY:
+                out.extend(
+                    PlaceCard(seat, card, cell, rot)
+                    for cell, rot in switching.legal_placements(self, seat, card)
+                )
+            elif kind is CardKind.MODIFIER:
+                out.extend(
+                    PlaceModifier(seat, card, cell, facility)
+                    for cell, facility in switching.legal_modifier_placements(self, seat, card)
+                )
+            elif self._play_problem(seat, card) is None:
+                out.append(PlayCard(seat, card))
         out.extend(Discard(seat, card, d) for card in distinct for d in range(DEPARTMENTS))
         if len(hand) <= HAND_LIMIT:
             out.append(EndTurn(seat))
@@ -403,7 +370,7 @@ class GameState:
         for cell in sorted(station.boxes):
             boxes = station.boxes[cell]
             facility = self._facility_spec(station, cell)
-            if self._room(facility, boxes, outbound=True) > 0:
+            if self._room(facility, boxes, True, self._capacity_bonus(station, cell)) > 0:
                 for t in facility.outbound:
                     code = t * 2 + 1
                     if self.division[code]:
@@ -422,16 +389,27 @@ class GameState:
         assert facility is not None  # boxes exist only on facility cards
         return facility
 
+    def _capacity_bonus(self, station: Station, cell: Cell) -> int:
+        """R9.0.3: the capacity the Modifiers serving this facility add."""
+        bonus = 0
+        for modifier_cell, served in station.modifiers.items():
+            if served == cell:
+                spec = self.catalogue.cards[station.grid[modifier_cell][0]].modifier
+                assert spec is not None
+                bonus += spec.capacity
+        return bonus
+
     @staticmethod
-    def _room(facility: FacilitySpec, boxes: Boxes, outbound: bool) -> int:
-        """Free places in the green (outbound) or red box (R9.1.3: a shared number caps both)."""
+    def _room(facility: FacilitySpec, boxes: Boxes, outbound: bool, bonus: int = 0) -> int:
+        """Free places in the green (outbound) or red box (R9.1.3: a shared number caps both;
+        R9.0.3: Modifiers add ``bonus`` to each capacity number)."""
+        if not (facility.outbound if outbound else facility.inbound):
+            return 0
         if facility.shared_capacity is not None:
-            if not (facility.outbound if outbound else facility.inbound):
-                return 0
-            return facility.shared_capacity - len(boxes.outbound) - len(boxes.inbound)
+            return facility.shared_capacity + bonus - len(boxes.outbound) - len(boxes.inbound)
         if outbound:
-            return facility.outbound_capacity - len(boxes.outbound)
-        return facility.inbound_capacity - len(boxes.inbound)
+            return facility.outbound_capacity + bonus - len(boxes.outbound)
+        return facility.inbound_capacity + bonus - len(boxes.inbound)
 
     # ------------------------------------------------------------------ apply
 
@@ -508,7 +486,8 @@ class GameState:
                 "R6.3.1",
                 f"this facility's green box takes no {car_name(code) if 0 <= code < N_CAR_CODES else code}",
             )
-        if self._room(facility, boxes, outbound=True) <= 0:
+        station = self.stations[self.office_of_seat[intent.seat]]
+        if self._room(facility, boxes, True, self._capacity_bonus(station, intent.cell)) <= 0:
             raise IllegalIntent("R9.1.3", "the green box is full")
         if not self.division[code]:
             raise IllegalIntent("C-yards.1", f"the Division Yard holds no {car_name(code)}")
@@ -589,21 +568,61 @@ class GameState:
             if spec.office.tier <= current.office.tier:
                 return ("D-play.3", f"{spec.name} does not upgrade a {current.name}")
             boxes = station.boxes.get(OFFICE_CELL)
+            bonus = self._capacity_bonus(station, OFFICE_CELL)
             if (
                 boxes
                 and spec.facility
                 and (
-                    self._room(spec.facility, boxes, True) < 0 or self._room(spec.facility, boxes, False) < 0
+                    self._room(spec.facility, boxes, True, bonus) < 0
+                    or self._room(spec.facility, boxes, False, bonus) < 0
                 )
             ):
                 return ("D-play.3", f"the cars in the {current.name}'s boxes would not fit on a {spec.name}")
             return None
         if kind is CardKind.RED_FLAG:
             return ("D-redflag.1", "a RED FLAG is played only to avert a collision in the Mainline Phase")
-        return (
-            "D-play.4",
-            f"placing {spec.name} in the station comes with local switching; it can only be discarded",
+        return ("D-play.4", f"{spec.name} is laid on the station grid with PlaceCard or PlaceModifier")
+
+    def _apply_place_card(self, intent: PlaceCard) -> None:
+        seat, card = intent.seat, intent.card
+        if card not in self.hands[seat]:
+            raise IllegalIntent("R6.2.2", f"seat {seat} holds no {self._name(card)}")
+        problem = switching.placement_problem(self, seat, card, intent.cell, intent.rotated)
+        if problem is not None:
+            raise IllegalIntent(*problem)
+        self.hands[seat].remove(card)
+        switching.place(self, card, intent.cell, intent.rotated, self.office_of_seat[seat])
+        turned = " turned 180°" if intent.rotated else ""
+        self._log("place", seat, f"seat {seat} lays {self._name(card)}{turned} at {intent.cell}")
+
+    def _apply_place_modifier(self, intent: PlaceModifier) -> None:
+        seat, card = intent.seat, intent.card
+        if card not in self.hands[seat]:
+            raise IllegalIntent("R6.2.2", f"seat {seat} holds no {self._name(card)}")
+        problem = switching.modifier_problem(self, seat, card, intent.cell, intent.facility)
+        if problem is not None:
+            raise IllegalIntent(*problem)
+        self.hands[seat].remove(card)
+        station = self.stations[self.office_of_seat[seat]]
+        station.grid[intent.cell] = (card, False)
+        station.modifiers[intent.cell] = intent.facility
+        self._log(
+            "place", seat, f"seat {seat} lays {self._name(card)} at {intent.cell}, serving {intent.facility}"
         )
+
+    def _apply_move_tray(self, intent: MoveTray) -> None:
+        switching.apply_move(self, intent)
+        self.moves_left -= 1
+        drops = sum(intent.drops) + intent.push
+        self._log(
+            "move",
+            intent.seat,
+            f"seat {intent.seat} moves tray {intent.tray} {intent.path[0]} -> {intent.path[-1]}"
+            + (f", leaving {drops} car(s)" if drops else "")
+            + f" ({self.moves_left} Moves left)",
+        )
+        if self.moves_left == 0:  # R6.1.2: the last Move ends the phase for this seat
+            self._end_choice(intent.seat)
 
     def _schedule(self, card: int, seat: int) -> None:
         """R7.2: roll the D12 for the number board; if taken, work down the column, wrapping."""
@@ -833,13 +852,15 @@ class GameState:
                         [list(cell), b.outbound, b.inbound, b.work] for cell, b in st.boxes.items()
                     ),
                     "cars": sorted([list(cell), list(cars)] for cell, cars in st.cars.items()),
+                    "modifiers": sorted([list(cell), list(served)] for cell, served in st.modifiers.items()),
                 }
                 for st in self.stations
             ],
             "timetable": self.timetable,
             "pending_extras": [list(p) for p in self.pending_extras],
             "trays": [
-                [t.office, t.cell and list(t.cell), list(t.consist), t.facing, t.train] for t in self.trays
+                [t.office, t.cell and list(t.cell), list(t.consist), t.facing, t.train, t.split]
+                for t in self.trays
             ],
             "division": self.division,
             "classification": self.classification,
@@ -877,7 +898,17 @@ class GameState:
             return f"{s}: Freight Agent stocks a {car_name(intent.car)} on the green box at {intent.cell}"
         if isinstance(intent, ClearInbound):
             return f"{s}: Freight Agent clears a {car_name(intent.car)} from the red box at {intent.cell}"
-        return f"{s}: Freight Agent unjams a {car_name(intent.car)} from {intent.area.name} at {intent.cell}"
+        if isinstance(intent, Unjam):
+            return (
+                f"{s}: Freight Agent unjams a {car_name(intent.car)} from {intent.area.name} at {intent.cell}"
+            )
+        if isinstance(intent, PlaceCard):
+            turned = " turned 180°" if intent.rotated else ""
+            return f"{s}: lay {self._name(intent.card)}{turned} at {intent.cell}"
+        if isinstance(intent, PlaceModifier):
+            return f"{s}: lay {self._name(intent.card)} at {intent.cell}, serving {intent.facility}"
+        path = " -> ".join(str(cell) for cell in intent.path)
+        return f"{s}: move tray {intent.tray} {path}, drops {list(intent.drops)}, push {intent.push}"
 
     def _name(self, card: int) -> str:
         cards = self.catalogue.cards
@@ -910,6 +941,9 @@ _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     StockOutbound: GameState._apply_stock_outbound,
     ClearInbound: GameState._apply_clear_inbound,
     Unjam: GameState._apply_unjam,
+    MoveTray: GameState._apply_move_tray,
+    PlaceCard: GameState._apply_place_card,
+    PlaceModifier: GameState._apply_place_modifier,
 }
 
 __all__ = ["CLOCK", "Boxes", "Event", "GameState", "Phase", "Station", "Tray"]

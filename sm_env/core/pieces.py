@@ -1,0 +1,82 @@
+"""The mutable pieces on the table: facility boxes, station areas and Crew Trays.
+
+Each has a hand-written ``copy()`` that copies only what mutates, for cheap state clones.
+"""
+
+from __future__ import annotations
+
+from sm_env.core.intents import Cell
+
+EMPTY = -1
+WORK_SLOTS = 3  # MEN, AT, WORK
+OFFICE_CELL: Cell = (0, 0)
+
+
+class Boxes:
+    """A facility's cargo areas (R9.1): green outbound box, red inbound box and the
+    MEN|AT|WORK track (EMPTY where a slot holds no load)."""
+
+    __slots__ = ("outbound", "inbound", "work")
+
+    def __init__(self) -> None:
+        self.outbound: list[int] = []
+        self.inbound: list[int] = []
+        self.work: list[int] = [EMPTY] * WORK_SLOTS
+
+    def copy(self) -> Boxes:
+        other = Boxes.__new__(Boxes)
+        other.outbound = self.outbound[:]
+        other.inbound = self.inbound[:]
+        other.work = self.work[:]
+        return other
+
+    def cars(self) -> list[int]:
+        return self.outbound + self.inbound + [c for c in self.work if c != EMPTY]
+
+
+class Station:
+    """One office's station area (D-grid.1): placed cards by (row, col), row 0 being the
+    Running Track; facility boxes by cell; cars standing on cards, west to east; Modifier
+    cards by cell, with the facility each serves (R9.0.3)."""
+
+    __slots__ = ("grid", "boxes", "cars", "modifiers")
+
+    def __init__(self) -> None:
+        self.grid: dict[Cell, tuple[int, bool]] = {}  # cell -> (card type, rotated 180°)
+        self.boxes: dict[Cell, Boxes] = {}
+        self.cars: dict[Cell, tuple[int, ...]] = {}  # left-to-right order (RA.3.3)
+        self.modifiers: dict[Cell, Cell] = {}  # modifier cell -> facility cell
+
+    def copy(self) -> Station:
+        other = Station.__new__(Station)
+        other.grid = self.grid.copy()
+        other.boxes = {cell: boxes.copy() for cell, boxes in self.boxes.items()}
+        other.cars = self.cars.copy()
+        other.modifiers = self.modifiers.copy()
+        return other
+
+
+class Tray:
+    """A Crew Tray (C-trays.1): a free tray has office EMPTY. In a station it stands on
+    ``cell`` with ``consist`` (car codes west to east, ENGINE marking the engine); ``split``
+    of the cars standing on its card are west of it, the rest east."""
+
+    __slots__ = ("office", "cell", "consist", "facing", "train", "split")
+
+    def __init__(self) -> None:
+        self.office = EMPTY
+        self.cell: Cell | None = None
+        self.consist: tuple[int, ...] = ()
+        self.facing = 1  # +1 engine faces east, -1 west
+        self.train = EMPTY
+        self.split = 0
+
+    def copy(self) -> Tray:
+        other = Tray.__new__(Tray)
+        other.office = self.office
+        other.cell = self.cell
+        other.consist = self.consist
+        other.facing = self.facing
+        other.train = self.train
+        other.split = self.split
+        return other
