@@ -1,0 +1,134 @@
+"""Move generation is complete and exact on random stations (D-grid.10, RA).
+
+Stations are grown through the real card-play intents; trays and standing cars are then put
+on random Operational Rail. Every listed Move must apply; every other candidate Move (all
+short paths over the six neighbour directions, with small drop and push counts) must be
+refused with IllegalIntent, leaving the state unchanged.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sm_env.core.cars import N_CAR_CODES
+from sm_env.core.catalogue import CardKind
+from sm_env.core.config import GameConfig
+from sm_env.core.errors import IllegalIntent
+from sm_env.core.intents import ChooseSwitch, MoveTray, PlaceCard
+from sm_env.core.rng import Rng
+from sm_env.core.state import GameState, Phase
+from sm_env.core.station import END_OFFSET, ENGINE, geometry_for, list_moves, move_key
+
+TRACK_IDS = ("straight", "straight-plain", "turnout-right", "turnout-left", "junction", "turnout-left-plain")
+
+
+def random_station(seed: int, placements: int, trays: int) -> GameState:
+    rng = Rng(seed)
+    state = GameState.new(GameConfig(offices=1, days=1), seed=seed)
+    cat = state.catalogue
+    state.phase = Phase.CARD_PLAY
+    for _ in range(placements):
+        card = cat.by_id[TRACK_IDS[rng.below(len(TRACK_IDS))]] if rng.below(5) else cat.by_id["freight-house"]
+        state.hands[0] = [card]
+        options = [i for i in state.legal_intents() if isinstance(i, PlaceCard)]
+        if options:
+            state.apply(options[rng.below(len(options))])
+    state.hands[0] = []
+    geo = geometry_for(cat)
+    station = state.stations[0]
+    wheel_cells = sorted(cell for cell, (card, _) in station.grid.items() if geo.wheel[card])
+    rng.shuffle(wheel_cells)
+    codes = [c for c in range(N_CAR_CODES) if state.catalogue.car_supply()[c]]
+    for index in range(trays):
+        cell = wheel_cells.pop()
+        cars = [codes[rng.below(len(codes))] for _ in range(rng.below(5))]
+        cars.insert(rng.below(len(cars) + 1), ENGINE)
+        tray = state.trays[index]
+        tray.office, tray.cell, tray.consist, tray.facing = 0, cell, tuple(cars), 1 - 2 * rng.below(2)
+    for cell in wheel_cells:
+        if cell != (0, 0) and rng.below(3) == 0:
+            station.cars[cell] = tuple(codes[rng.below(len(codes))] for _ in range(1 + rng.below(3)))
+    state.phase = Phase.LOCAL_OPS
+    state.apply(ChooseSwitch(0))
+    return state
+
+
+def candidate_paths(
+    state: GameState, start: tuple[int, int], length: int
+) -> list[tuple[tuple[int, int], ...]]:
+    grid = state.stations[0].grid
+    paths: list[tuple[tuple[int, int], ...]] = [(start,)]
+    out = []
+    for _ in range(length - 1):
+        paths = [p + ((p[-1][0] + dr, p[-1][1] + dc),) for p in paths for dr, dc in END_OFFSET]
+        paths = [p for p in paths if p[-1] in grid]
+        out.extend(paths)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), placements=st.integers(2, 14), trays=st.integers(1, 3))
+def test_D_grid_10_listed_moves_are_exactly_the_legal_ones(seed: int, placements: int, trays: int) -> None:
+    state = random_station(seed, placements, trays)
+    listed = [i for i in state.legal_intents() if isinstance(i, MoveTray)]
+    assert len(set(listed)) == len(listed) == len({move_key(m) for m in listed})
+    for move in listed:
+        trial = state.clone()
+        trial.apply(move)
+    listed_set = set(listed)
+    before = state.state_hash()
+    for index in range(trays):
+        start = state.trays[index].cell
+        assert start is not None
+        for path in candidate_paths(state, start, 3):
+            for drops in product(range(3), repeat=len(path)):
+                for push in range(3):
+                    move = MoveTray(0, index, path, drops, push)
+                    if move in listed_set:
+                        continue
+                    try:
+                        state.apply(move)
+                    except IllegalIntent:
+                        pass
+                    else:
+                        raise AssertionError(f"{move} was accepted but not listed")
+        assert state.state_hash() == before
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_RA_3_3_moves_conserve_cars_and_keep_every_tray_legal(seed: int) -> None:
+    state = random_station(seed, 12, 2)
+    rng = Rng(seed ^ 0x5A5A5A5A)
+
+    def census(s: GameState) -> list[int]:
+        counts = [0] * N_CAR_CODES
+        for cars in s.stations[0].cars.values():
+            for c in cars:
+                counts[c] += 1
+        for tray in s.trays:
+            for c in tray.consist:
+                if c != ENGINE:
+                    counts[c] += 1
+        return counts
+
+    start = census(state)
+    while state.phase is Phase.SWITCHING:
+        legal = state.legal_intents()
+        state.apply(legal[rng.below(len(legal))])
+        assert census(state) == start
+        for tray in state.trays[:2]:
+            assert tray.consist.count(ENGINE) == 1 and len(tray.consist) - 1 <= 4
+        for cell, cars in state.stations[0].cars.items():
+            kind = state.catalogue.cards[state.stations[0].grid[cell][0]].kind
+            assert 0 < len(cars) <= 4 and cell != (0, 0) and kind is not CardKind.OFFICE
+        cells = [t.cell for t in state.trays[:2] if t.cell != (0, 0)]
+        assert len(cells) == len(set(cells))
+
+
+def test_list_moves_is_empty_for_a_tray_elsewhere() -> None:
+    state = random_station(3, 6, 1)
+    assert list_moves(state, 0, 3) == []  # a free tray, not in the station
