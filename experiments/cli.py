@@ -23,6 +23,7 @@ from sm_env.core.errors import ConfigError, ReplayError
 from sm_env.core.intents import Intent
 from sm_env.core.replay import Replay, load_replay
 from sm_env.core.state import CLOCK, Event, GameState
+from sm_env.core.station import render_station
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,6 +111,8 @@ def _demo(args: argparse.Namespace) -> int:
         }
         print(json.dumps(summary, indent=2))
         return 0
+    for office in range(config.offices):
+        console.print(render_station(state, office), markup=False)
     _print_revenue(console, state)
     console.print(f"{state.stages_played} stages, {len(decisions)} decisions; final state hash {final_hash}")
     if args.save_replay:
@@ -135,7 +138,7 @@ class _StagePrinter:
             self.console.rule(
                 f"Day {event.day + 1} · stage {event.stage + 1} · {CLOCK[event.stage]}", style="dim"
             )
-        self.console.print(f"  {event.text}")
+        self.console.print(f"  {event.text}", markup=False)
 
 
 def _print_revenue(console: Console, state: GameState) -> None:

@@ -29,6 +29,12 @@ class HouseRules:
     employee_rotation: bool = False
     emergency_toolbox: bool = False
 
+    def __post_init__(self) -> None:
+        for name in self.names():
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ConfigError(f"house rule {name} must be true or false, got {value!r}")
+
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))

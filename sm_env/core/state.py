@@ -714,15 +714,15 @@ class GameState:
         if self.config.target_revenue is not None and self._target_reached():
             self._game_over("the revenue target is reached")
             return
-        self.stage += 1
-        if self.stage < STAGES_PER_DAY:
+        if self.stage < STAGES_PER_DAY - 1:
+            self.stage += 1
             return
-        self.stage = 0
-        self.day += 1
-        self._log("day-end", -1, f"day {self.day} ends; revenue {self.revenue_by_seat}")
-        if self.day >= self.config.days:
+        self._log("day-end", -1, f"day {self.day + 1} ends; revenue {self.revenue_by_seat}")
+        if self.day + 1 >= self.config.days:  # the clock stays on the last Stage played
             self._game_over(f"{self.config.days} day(s) played")
             return
+        self.day += 1
+        self.stage = 0
         if self.config.house_rules.employee_rotation:
             self._rotate_employees()
 
