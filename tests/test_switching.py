@@ -327,3 +327,39 @@ def test_render_shows_cards_cars_trays_and_ad_tracks() -> None:
     text = render_station(state, 0)
     for expected in ("junction o", "freight-house o", "W-E-NW", "T0[<E TK BX]", "ho", "A/D 0/1", "row  1"):
         assert expected in text
+
+
+def test_R2_1_5_an_office_upgrade_makes_a_control_point_with_more_ad_tracks() -> None:
+    from bisect import insort
+
+    from sm_env.core.intents import PlayCard
+    from sm_env.core.station import geometry_for
+
+    state = GameState.new(GameConfig(offices=2, days=1), seed=2)
+    seat = state.current_player()
+    office = state.office_of_seat[seat]
+    assert not state.is_control_point(office)
+    station_card = state.catalogue.by_id["station"]
+    insort(state.hands[seat], station_card)
+    state.phase = Phase.CARD_PLAY
+    state.apply(PlayCard(seat, station_card))
+    assert state.is_control_point(office) and not state.is_control_point(1 - office)
+    assert geometry_for(state.catalogue).ad_tracks[state.stations[office].grid[E][0]] == 2
+
+
+def test_D_grid_10_station_intents_round_trip_through_json() -> None:
+    from sm_env.core.intents import PlaceCard, PlaceModifier, intent_from_json, intent_to_json
+
+    cat = a5_state().catalogue
+    for intent in (
+        MoveTray(0, 2, (F, B, A), (1, 2, 0), 0),
+        MoveTray(1, 0, (D, B, C), (0, 0, 0), 1),
+        PlaceCard(0, cat.by_id["junction"], (1, 2), True),
+        PlaceModifier(0, cat.by_id["waiting-room"], (1, 0), (0, 0)),
+    ):
+        data = intent_to_json(intent, cat)
+        assert intent_from_json(data, cat) == intent
+    with pytest.raises(ValueError, match="path"):
+        intent_from_json(
+            {"kind": "move_tray", "seat": 0, "tray": 0, "path": [[0, 1]], "drops": [0], "push": 0}, cat
+        )

@@ -311,6 +311,11 @@ class GameState:
     def superintendent(self) -> int:
         return self.fedora
 
+    def is_control_point(self, office: int) -> bool:
+        """R2.1.5: Depots, Stations and Terminals are Control Points; Whistle Posts are not."""
+        spec = self.catalogue.cards[self.stations[office].grid[OFFICE_CELL][0]].office
+        return spec is not None and spec.control_point
+
     def facility_cells(self, seat: int) -> list[Cell]:
         """Cells of the seat's station holding a facility with cargo boxes (R9)."""
         return sorted(self.stations[self.office_of_seat[seat]].boxes)
