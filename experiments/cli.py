@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             return _demo(args)
         return _replay(args)
-    except (ConfigError, ReplayError) as err:
+    except (ConfigError, ReplayError, OSError) as err:
         print(f"station-master: error: {err}", file=sys.stderr)
         return 2
 

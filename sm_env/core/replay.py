@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from sm_env.core.state import GameState
 
 FORMAT = "station-master-replay"
 VERSION = 1
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 _KEYS = ("format", "version", "seed", "config", "house_rules", "decisions", "final_hash")
 
 
@@ -103,7 +105,7 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         except ValueError as err:
             raise ReplayError(f"{source}: decisions[{i}]: {err}") from None
     final_hash = data["final_hash"]
-    if not isinstance(final_hash, str) or len(final_hash) != 64:
+    if not isinstance(final_hash, str) or not _HEX64.fullmatch(final_hash):
         raise ReplayError(f"{source}: final_hash must be a 64-character hex string, got {final_hash!r}")
     return Replay(seed, config, tuple(intents), final_hash)
 
@@ -122,4 +124,6 @@ def load_replay(path: str | os.PathLike[str], catalogue: Catalogue | None = None
         raise ReplayError(
             f"{source}: not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
         ) from None
+    except (ValueError, RecursionError) as err:  # e.g. a 5000-digit number, or nesting too deep
+        raise ReplayError(f"{source}: not a usable JSON document: {err}") from None
     return parse_replay(data, catalogue, source)

@@ -843,39 +843,40 @@ class GameState:
             "phase": self.phase.value,
             "turn": self.turn,
             "fedora": self.fedora,
-            "office_of_seat": self.office_of_seat,
+            "office_of_seat": self.office_of_seat[:],
             "mainline": list(self.mainline),
-            "hands": self.hands,
-            "home_office": self.home_office,
-            "departments": self.departments,
-            "salvage": self.salvage,
-            "set_aside": self.set_aside,
+            "hands": [hand[:] for hand in self.hands],
+            "home_office": self.home_office[:],
+            "departments": [dept[:] for dept in self.departments],
+            "salvage": self.salvage[:],
+            "set_aside": self.set_aside[:],
             "stations": [
                 {
                     "grid": sorted([list(cell), card, rotated] for cell, (card, rotated) in st.grid.items()),
                     "boxes": sorted(
-                        [list(cell), b.outbound, b.inbound, b.work] for cell, b in st.boxes.items()
+                        [list(cell), b.outbound[:], b.inbound[:], b.work[:]] for cell, b in st.boxes.items()
                     ),
                     "cars": sorted([list(cell), list(cars)] for cell, cars in st.cars.items()),
                     "modifiers": sorted([list(cell), list(served)] for cell, served in st.modifiers.items()),
                 }
                 for st in self.stations
             ],
-            "timetable": self.timetable,
+            "timetable": self.timetable[:],
             "pending_extras": [list(p) for p in self.pending_extras],
             "trays": [
                 [t.office, t.cell and list(t.cell), list(t.consist), t.facing, t.train, t.split]
                 for t in self.trays
             ],
-            "division": self.division,
-            "classification": self.classification,
-            "revenue": self.revenue_by_seat,
+            "division": self.division[:],
+            "classification": self.classification[:],
+            "revenue": self.revenue_by_seat[:],
             "moves_left": self.moves_left,
         }
 
     def state_hash(self) -> str:
         """SHA-256 of the canonical snapshot: equal for equal games on any machine."""
-        text = json.dumps(self.snapshot(), sort_keys=True, separators=(",", ":"))
+        game = {"config": self.config.to_dict(), "house_rules": self.config.house_rules.to_dict()}
+        text = json.dumps([game, self.snapshot()], sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def describe(self, intent: Intent) -> str:

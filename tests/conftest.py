@@ -1,0 +1,449 @@
+"""Shared helpers for the rules-core tests.
+
+Tests import the helpers directly (``from conftest import new_state, ...``). The helpers that
+edit a state by hand (``move_card``, ``set_office``, ``place_facility``, ...) keep every card and
+car in exactly one place, so ``assert_invariants`` still holds afterwards; a test that wants a
+situation the first issue cannot reach by play (a full box, a car on a MEN|AT|WORK slot, a
+Crew Tray in a station) builds it with them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from bisect import insort
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+
+from agents import RandomAgent, seat_seed
+from sm_env.core import state as state_module
+from sm_env.core import station as switching
+from sm_env.core.cars import N_CAR_CODES, car_type
+from sm_env.core.catalogue import CardKind, Catalogue, Deck, load_catalogue
+from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.errors import IllegalIntent
+from sm_env.core.intents import DrawHomeOffice, Intent, Pass
+from sm_env.core.state import Boxes, GameState, Phase, Tray
+
+CAT: Catalogue = load_catalogue()
+HOUSE_RULES: tuple[str, ...] = HouseRules.names()
+EMPTY: int = state_module.EMPTY
+ENGINE: int = switching.ENGINE
+HAND_LIMIT = 3  # R6.2.4
+STAGES_PER_DAY = 12
+OFFICE_CELL = (0, 0)
+
+
+def cid(card_id: str) -> int:
+    """Catalogue index of a card type by id."""
+    return CAT.by_id[card_id]
+
+
+def of_kind(kind: CardKind) -> tuple[int, ...]:
+    return CAT.of_kind(kind)
+
+
+# --------------------------------------------------------------------------- games
+
+
+def make_config(
+    offices: int = 2,
+    days: int = 1,
+    target: int | None = None,
+    mode: Mode | str = Mode.COMPETITIVE,
+    **house_rules: bool,
+) -> GameConfig:
+    return GameConfig(
+        offices=offices,
+        days=days,
+        target_revenue=target,
+        mode=Mode(mode),
+        house_rules=HouseRules(**house_rules),
+    )
+
+
+def new_state(
+    offices: int = 2,
+    seed: int = 1,
+    days: int = 1,
+    target: int | None = None,
+    mode: Mode | str = Mode.COMPETITIVE,
+    **house_rules: bool,
+) -> GameState:
+    """A fresh game; house rules by keyword, e.g. ``new_state(3, 7, sister_trains=True)``."""
+    return GameState.new(make_config(offices, days, target, mode, **house_rules), seed)
+
+
+def bots(seed: int, n: int) -> list[RandomAgent]:
+    return [RandomAgent(seat_seed(seed, seat)) for seat in range(n)]
+
+
+def play_random(state: GameState, seed: int, steps: int | None = None, check: bool = False) -> list[Intent]:
+    """Random bots (seeded from ``seed`` as the demo does) decide up to ``steps`` times or to
+    the end; with ``check`` the invariants are asserted after every decision."""
+    agents = bots(seed, state.n)
+    decisions: list[Intent] = []
+    while not state.is_terminal() and (steps is None or len(decisions) < steps):
+        intent = agents[state.current_player()].choose(state)
+        state.apply(intent)
+        decisions.append(intent)
+        if check:
+            assert_invariants(state)
+    return decisions
+
+
+def pass_turns(state: GameState, count: int) -> None:
+    """The deciding seats pass ``count`` Local Operations turns (hands must be within 3)."""
+    for _ in range(count):
+        assert state.phase is Phase.LOCAL_OPS, state.phase
+        state.apply(Pass(state.current_player()))
+
+
+def finish_stage(state: GameState) -> None:
+    """Everyone still to act in this Stage passes."""
+    stages = state.stages_played
+    while state.stages_played == stages and not state.is_terminal():
+        state.apply(Pass(state.current_player()))
+
+
+def pass_to_stage(state: GameState, stage: int) -> None:
+    """Pass until the first turn of ``stage`` (0..11) of the current day."""
+    while state.stage != stage:
+        finish_stage(state)
+    assert state.turn == 0
+
+
+# --------------------------------------------------------------------------- conservation
+
+
+def car_counts(state: GameState) -> list[int]:
+    """Cars per code over the Division Yard, Classification Yard, trays' consists, cars
+    standing in stations and facility boxes (C-stock.1)."""
+    counts = [0] * N_CAR_CODES
+    for code in range(N_CAR_CODES):
+        counts[code] += state.division[code] + state.classification[code]
+    for tray in state.trays:
+        for code in tray.consist:
+            if code >= 0:  # the engine is not rolling stock (C-stock.3)
+                counts[code] += 1
+    for station in state.stations:
+        for cars in station.cars.values():
+            for code in cars:
+                counts[code] += 1
+        for boxes in station.boxes.values():
+            for code in boxes.cars():
+                counts[code] += 1
+    return counts
+
+
+def card_counts(state: GameState) -> Counter[int]:
+    """Card copies per type over every place a card can be."""
+    counts: Counter[int] = Counter()
+    for hand in state.hands:
+        counts.update(hand)
+    counts.update(state.home_office)
+    for dept in state.departments:
+        counts.update(dept)
+    counts.update(state.salvage)
+    counts.update(state.set_aside)
+    for station in state.stations:
+        counts.update(card for card, _rotated in station.grid.values())
+    counts.update(card for card in state.timetable if card != EMPTY)
+    counts.update(card for card, _seat in state.pending_extras)
+    counts.update(state.mainline)
+    return counts
+
+
+def expected_card_counts(cat: Catalogue = CAT) -> Counter[int]:
+    return Counter({card.index: card.count for card in cat.cards if card.count})
+
+
+def hand_bound(state: GameState, seat: int) -> int:
+    """Most cards ``seat`` may hold now (R6.2.4, D-play.2, RB.4)."""
+    toolbox = state.config.house_rules.emergency_toolbox and state.stages_played == 0
+    start = HAND_LIMIT + 1 if toolbox else HAND_LIMIT
+    if state.is_terminal():
+        return HAND_LIMIT
+    position = (seat - state.fedora) % state.n
+    if position < state.turn:
+        return HAND_LIMIT
+    if position == state.turn and state.phase is Phase.CARD_PLAY:
+        return start + 1
+    return start
+
+
+def assert_invariants(state: GameState) -> None:
+    """Everything that must hold between any two decisions."""
+    n = state.n
+    cat = state.catalogue
+    # C-stock.1: every car in exactly one place; yard bookkeeping consistent.
+    assert car_counts(state) == list(cat.car_supply())
+    assert all(count >= 0 for count in state.division + state.classification)
+    assert state.division_total == sum(state.division)
+    # Every card in exactly one place.
+    assert card_counts(state) == expected_card_counts(cat)
+    # Hands: sorted (order carries no meaning) and within the limit (R6.2.4, D-play.2, RB.4).
+    for seat, hand in enumerate(state.hands):
+        assert hand == sorted(hand)
+        assert len(hand) <= hand_bound(state, seat), (seat, hand, state.phase, state.turn)
+        if (
+            state.config.house_rules.emergency_toolbox
+            and state.stages_played == 0
+            and not state.is_terminal()
+            and (seat - state.fedora) % n > state.turn
+        ):
+            assert len(hand) == HAND_LIMIT + 1  # RB.4: untouched until the seat's first turn
+    # Seats and offices (D-seat.1, RB.3).
+    assert sorted(state.office_of_seat) == list(range(n))
+    for seat, office in enumerate(state.office_of_seat):
+        assert state.seat_of_office[office] == seat
+    assert 0 <= state.fedora < n
+    # C-trays.1; a tray in a station holds one engine and at most four cars (RA.4.5).
+    assert len(state.trays) == n + 3
+    for tray in state.trays:
+        if tray.office != EMPTY and tray.cell is not None:
+            assert tray.consist.count(ENGINE) == 1
+            assert len(tray.consist) - 1 <= 4
+            assert tray.cell in state.stations[tray.office].grid
+    # The clock.
+    if state.is_terminal():
+        assert state.current_player() == -1
+        assert state.legal_intents() == []
+        assert state.stages_played <= STAGES_PER_DAY * state.config.days
+    else:
+        assert 0 <= state.stage < STAGES_PER_DAY
+        assert 0 <= state.turn < n
+        assert state.stages_played == state.day * STAGES_PER_DAY + state.stage
+        assert state.current_player() == (state.fedora + state.turn) % n
+        assert state.legal_intents(), "a deciding seat always has a choice"
+    # Stations: the office at (0,0) between two Limits on the Running Track (R4.1; the Limits
+    # may have moved outward, D-grid.7); boxes within capacity (R9.1.3, Modifiers R9.0.3).
+    for station in state.stations:
+        assert cat.cards[station.grid[OFFICE_CELL][0]].kind is CardKind.OFFICE
+        limits = sorted(c for (r, c), (card, _) in station.grid.items() if r == 0 and card == cid("limits"))
+        assert len(limits) == 2 and limits[0] < 0 < limits[1]
+        assert {c for (r, c) in station.grid if r == 0} == set(range(limits[0], limits[1] + 1))
+        for modifier_cell, served in station.modifiers.items():
+            assert cat.cards[station.grid[modifier_cell][0]].kind is CardKind.MODIFIER
+            assert served in station.boxes
+        for cell, boxes in station.boxes.items():
+            facility = cat.cards[station.grid[cell][0]].facility
+            assert facility is not None
+            bonus = 0
+            for modifier_cell, served in station.modifiers.items():
+                if served == cell:
+                    modifier = cat.cards[station.grid[modifier_cell][0]].modifier
+                    assert modifier is not None
+                    bonus += modifier.capacity
+            if facility.shared_capacity is not None:
+                assert len(boxes.outbound) + len(boxes.inbound) <= facility.shared_capacity + bonus
+            else:
+                assert len(boxes.outbound) <= facility.outbound_capacity + bonus * bool(facility.outbound)
+                assert len(boxes.inbound) <= facility.inbound_capacity + bonus * bool(facility.inbound)
+            assert all(car_type(code) in facility.outbound and code & 1 for code in boxes.outbound)
+            assert all(car_type(code) in facility.inbound for code in boxes.inbound)
+    # The timetable holds timetabled trains only, each card once.
+    on_chart = [card for card in state.timetable if card != EMPTY]
+    assert len(on_chart) == len(set(on_chart))
+    assert all(cat.cards[card].kind is CardKind.TRAIN for card in on_chart)
+    assert all(cat.cards[card].kind is CardKind.EXTRA_TRAIN for card, _ in state.pending_extras)
+
+
+def frozen(state: GameState) -> tuple[Any, ...]:
+    """Everything an illegal intent must leave alone, detached from the live state."""
+    return (
+        copy.deepcopy(state.snapshot()),
+        state.state_hash(),
+        state.division_total,
+        tuple(state.seat_of_office),
+        len(state.events),
+    )
+
+
+def snapshot_json(state: GameState) -> str:
+    return json.dumps(state.snapshot(), sort_keys=True)
+
+
+def expect_illegal(state: GameState, intent: Any, rule_id: str, match: str | None = None) -> IllegalIntent:
+    """``intent`` raises IllegalIntent(rule_id) and leaves the state exactly as it was."""
+    before = frozen(state)
+    with pytest.raises(IllegalIntent) as info:
+        state.apply(intent)
+    assert info.value.rule_id == rule_id, str(info.value)
+    if match is not None:
+        assert re.search(match, info.value.message), info.value.message
+    assert frozen(state) == before
+    return info.value
+
+
+# --------------------------------------------------------------------------- hand edits
+
+
+def move_card(state: GameState, card: int, *, from_set_aside: bool = False) -> None:
+    """Remove one copy of ``card`` from a deck, a Department, the Salvage Yard or a hand
+    (or the set-aside cards), so the caller can put it somewhere else."""
+    if card in state.home_office:
+        state.home_office.remove(card)
+        return
+    for dept in state.departments:
+        if card in dept:
+            dept.remove(card)
+            return
+    if card in state.salvage:
+        state.salvage.remove(card)
+        return
+    for hand in state.hands:
+        if card in hand:
+            hand.remove(card)
+            return
+    if from_set_aside and card in state.set_aside:
+        state.set_aside.remove(card)
+        return
+    raise AssertionError(f"no free copy of {CAT.cards[card].id} to move")
+
+
+def put_on_top_of_home_office(state: GameState, card: int) -> None:
+    move_card(state, card)
+    state.home_office.append(card)
+
+
+def give_card(state: GameState, seat: int, card: int) -> None:
+    """One copy of ``card`` into ``seat``'s hand."""
+    move_card(state, card)
+    insort(state.hands[seat], card)
+
+
+def set_hand(state: GameState, seat: int, cards: Iterable[int]) -> None:
+    """Replace ``seat``'s hand: its cards go to the bottom of the Home Office."""
+    old = state.hands[seat]
+    state.hands[seat] = []
+    state.home_office[:0] = old
+    for card in cards:
+        give_card(state, seat, card)
+
+
+def draw_card(state: GameState, card: int) -> int:
+    """The deciding seat draws ``card`` off the Home Office (R6.2.1); returns the seat."""
+    assert state.phase is Phase.LOCAL_OPS
+    seat = state.current_player()
+    put_on_top_of_home_office(state, card)
+    state.apply(DrawHomeOffice(seat))
+    assert state.phase is Phase.CARD_PLAY
+    return seat
+
+
+def occupy_slots(state: GameState, slots: Iterable[int], exclude: Iterable[int] = ()) -> None:
+    """Put timetabled trains (not in ``exclude``) on the given timetable slots."""
+    skip = set(exclude) | {card for card in state.timetable if card != EMPTY}
+    free = [card for card in of_kind(CardKind.TRAIN) if card not in skip]
+    for slot in slots:
+        assert state.timetable[slot] == EMPTY
+        card = free.pop()
+        move_card(state, card, from_set_aside=True)
+        state.timetable[slot] = card
+
+
+# --------------------------------------------------------------------------- cars and facilities
+
+
+def take_cars(state: GameState, codes: Iterable[int]) -> list[int]:
+    """Take cars out of the Division Yard by hand (no C-yards.2 refill)."""
+    taken = list(codes)
+    for code in taken:
+        assert state.division[code] > 0, f"no car {code} in the Division Yard"
+        state.division[code] -= 1
+        state.division_total -= 1
+    return taken
+
+
+def move_division_to_classification(state: GameState, code: int, keep: int = 0) -> None:
+    """Move cars of ``code`` from the Division Yard to the Classification Yard, leaving ``keep``."""
+    moved = state.division[code] - keep
+    assert moved >= 0
+    state.division[code] = keep
+    state.division_total -= moved
+    state.classification[code] += moved
+
+
+def _fill(boxes: Boxes, state: GameState, outbound: Iterable[int], inbound: Iterable[int], work: Any) -> None:
+    boxes.outbound.extend(take_cars(state, outbound))
+    boxes.inbound.extend(take_cars(state, inbound))
+    if work is not None:
+        work = list(work)
+        assert len(work) == 3
+        take_cars(state, [code for code in work if code != EMPTY])
+        boxes.work = work
+
+
+def set_office(
+    state: GameState,
+    seat: int,
+    card_id: str,
+    outbound: Iterable[int] = (),
+    inbound: Iterable[int] = (),
+    work: Iterable[int] | None = None,
+) -> Boxes:
+    """Upgrade ``seat``'s office to ``card_id`` by hand, as D-play.3 does, and put cars
+    (taken from the Division Yard) in its boxes. Returns the boxes."""
+    station = state.stations[state.office_of_seat[seat]]
+    card = cid(card_id)
+    move_card(state, card)
+    old = station.grid[OFFICE_CELL][0]
+    station.grid[OFFICE_CELL] = (card, False)
+    if CAT.cards[old].deck is Deck.SETUP:
+        insort(state.set_aside, old)
+    else:
+        state.salvage.append(old)
+    boxes = station.boxes.setdefault(OFFICE_CELL, Boxes())
+    _fill(boxes, state, outbound, inbound, work)
+    return boxes
+
+
+def place_facility(
+    state: GameState,
+    seat: int,
+    cell: tuple[int, int],
+    card_id: str,
+    outbound: Iterable[int] = (),
+    inbound: Iterable[int] = (),
+    work: Iterable[int] | None = None,
+) -> Boxes:
+    """Put a freight facility card on a free cell of ``seat``'s station by hand."""
+    station = state.stations[state.office_of_seat[seat]]
+    assert cell not in station.grid
+    card = cid(card_id)
+    move_card(state, card)
+    station.grid[cell] = (card, False)
+    boxes = station.boxes[cell] = Boxes()
+    _fill(boxes, state, outbound, inbound, work)
+    return boxes
+
+
+def put_tray_in_station(
+    state: GameState, seat: int, cell: tuple[int, int] = OFFICE_CELL, index: int = 0
+) -> Tray:
+    """Stand free tray ``index`` (a bare engine) on ``cell`` of ``seat``'s station."""
+    tray = state.trays[index]
+    tray.office = state.office_of_seat[seat]
+    tray.cell = cell
+    tray.consist = (ENGINE,)
+    tray.split = 0
+    return tray
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def cat() -> Catalogue:
+    return CAT
+
+
+@pytest.fixture
+def state() -> GameState:
+    """A fresh two-office game, seed 1."""
+    return new_state()

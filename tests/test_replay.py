@@ -1,0 +1,355 @@
+"""Replay files (C-rng.2): save, load, verify; every malformed file raises ReplayError with a
+message that says what is wrong, never another exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CAT, new_state, play_random
+
+from sm_env.core.cars import BOXCAR, COACH, car_code
+from sm_env.core.config import GameConfig, HouseRules
+from sm_env.core.errors import ReplayError
+from sm_env.core.intents import (
+    INTENT_CLASSES,
+    Area,
+    ChooseSwitch,
+    ClearInbound,
+    Discard,
+    DrawDepartment,
+    DrawHomeOffice,
+    EndSwitching,
+    EndTurn,
+    Intent,
+    MoveTray,
+    Pass,
+    PlaceCard,
+    PlaceModifier,
+    PlayCard,
+    StockOutbound,
+    Unjam,
+    intent_from_json,
+    intent_to_json,
+)
+from sm_env.core.replay import Replay, load_replay, parse_replay
+
+
+def demo(seed: int = 3, offices: int = 3, days: int = 1, **rules: bool) -> Replay:
+    state = new_state(offices, seed, days=days, **rules)
+    decisions = play_random(state, seed)
+    return Replay(seed, state.config, tuple(decisions), state.state_hash())
+
+
+@pytest.fixture(scope="module")
+def replay() -> Replay:
+    return demo()
+
+
+@pytest.fixture
+def good(replay: Replay) -> dict[str, Any]:
+    return replay.to_json()
+
+
+def write(tmp_path: Path, data: object, name: str = "r.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- round trips
+
+
+@pytest.mark.parametrize(
+    ("offices", "days", "rules"),
+    [
+        (1, 1, {}),
+        (3, 2, {"sister_trains": True, "employee_rotation": True}),
+        (5, 1, {"emergency_toolbox": True}),
+    ],
+)
+def test_c_rng_2_save_load_verify_round_trip(
+    tmp_path: Path, offices: int, days: int, rules: dict[str, bool]
+) -> None:
+    """C-rng.2: a saved demo loads back equal and verifies to its recorded hash."""
+    original = demo(20 + offices, offices, days, **rules)
+    path = tmp_path / "game.json"
+    original.save(path)
+    loaded = load_replay(path)
+    assert loaded == original
+    final = loaded.verify()
+    assert final.is_terminal()
+    assert final.state_hash() == original.final_hash
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["format"] == "station-master-replay" and data["version"] == 1
+    assert data["house_rules"] == original.config.house_rules.to_dict()
+    assert "house_rules" not in data["config"]
+
+
+def test_replay_with_a_custom_catalogue_argument(tmp_path: Path, replay: Replay) -> None:
+    path = tmp_path / "game.json"
+    replay.save(path, CAT)
+    assert load_replay(path, CAT).verify(CAT).state_hash() == replay.final_hash
+
+
+def test_run_without_verify_ignores_the_hash(replay: Replay) -> None:
+    """C-rng.2: run() replays; only verify() checks the recorded hash."""
+    tampered = Replay(replay.seed, replay.config, replay.decisions, "0" * 64)
+    assert tampered.run().state_hash() == replay.final_hash
+
+
+SAMPLE_INTENTS: list[Intent] = [
+    Pass(0),
+    ChooseSwitch(1),
+    EndSwitching(2),
+    DrawHomeOffice(0),
+    DrawDepartment(1, 2),
+    PlayCard(0, CAT.by_id["train-7"]),
+    Discard(1, CAT.by_id["red-flag"], 0),
+    EndTurn(2),
+    StockOutbound(0, (0, 0), car_code(COACH, True)),
+    ClearInbound(1, (1, -1), car_code(BOXCAR, False)),
+    Unjam(2, (0, 0), Area.OUTBOUND, car_code(COACH, True)),
+    Unjam(2, (-1, 2), Area.WORK, car_code(5, True)),
+    MoveTray(0, 2, ((0, 0), (0, 1), (1, 2)), (0, 1, 0), 1),
+    PlaceCard(1, CAT.by_id["turnout-left"], (-1, 1), True),
+    PlaceModifier(0, CAT.by_id["waiting-room"], (1, 1), (0, 0)),
+]
+
+
+def test_every_intent_kind_has_a_sample() -> None:
+    assert {type(i) for i in SAMPLE_INTENTS} == set(INTENT_CLASSES.values())
+
+
+@pytest.mark.parametrize("intent", SAMPLE_INTENTS, ids=lambda i: type(i).__name__)
+def test_intent_json_round_trip(intent: Intent) -> None:
+    data = json.loads(json.dumps(intent_to_json(intent, CAT)))
+    assert data["kind"] == intent.kind.value
+    assert intent_from_json(data, CAT) == intent
+
+
+def test_replay_json_names_cards_and_cars_readably(replay: Replay) -> None:
+    data = replay.to_json()
+    for item in data["decisions"]:
+        if "card" in item:
+            assert item["card"] in CAT.by_id
+        if "car" in item:
+            assert isinstance(item["car"], str)
+
+
+# --------------------------------------------------------------------------- verification
+
+
+def test_edited_final_hash_fails_verification_naming_the_mismatch(
+    tmp_path: Path, good: dict[str, Any]
+) -> None:
+    """C-rng.2: verify() checks the recorded hash."""
+    recorded = good["final_hash"]
+    good["final_hash"] = ("f" if recorded[0] != "f" else "e") + recorded[1:]
+    loaded = load_replay(write(tmp_path, good))
+    with pytest.raises(ReplayError, match="hash mismatch") as info:
+        loaded.verify()
+    assert good["final_hash"] in str(info.value) and recorded in str(info.value)
+
+
+def test_dropped_last_decision_fails_verification(tmp_path: Path, good: dict[str, Any]) -> None:
+    """C-rng.2: the recorded hash belongs to the whole decision sequence."""
+    good["decisions"] = good["decisions"][:-1]
+    with pytest.raises(ReplayError, match="hash mismatch"):
+        load_replay(write(tmp_path, good)).verify()
+
+
+def test_other_seed_fails(tmp_path: Path, good: dict[str, Any]) -> None:
+    """C-rng.2: the same decisions under another seed fail (illegal or another hash)."""
+    good["seed"] += 1
+    with pytest.raises(ReplayError):
+        load_replay(write(tmp_path, good)).verify()
+
+
+def test_other_house_rules_fail(tmp_path: Path, good: dict[str, Any]) -> None:
+    """C-rng.2: a seed is not enough when house rules differ."""
+    good["house_rules"]["sister_trains"] = True
+    with pytest.raises(ReplayError):
+        load_replay(write(tmp_path, good)).verify()
+
+
+def test_illegal_decision_names_its_index(tmp_path: Path, good: dict[str, Any]) -> None:
+    """R5.0.1: a decision made by the wrong seat is illegal at its point."""
+    first = good["decisions"][0]
+    good["decisions"][0] = {"kind": "pass", "seat": (first["seat"] + 1) % 3}
+    with pytest.raises(ReplayError, match=r"decision 0 .*is illegal.*R5\.0\.1"):
+        load_replay(write(tmp_path, good)).run()
+
+
+def test_illegal_decision_later_in_the_game(tmp_path: Path, good: dict[str, Any]) -> None:
+    """R6.2.1: a Department that does not exist."""
+    seat = good["decisions"][5]["seat"]
+    good["decisions"][5] = {"kind": "draw_department", "seat": seat, "department": 5}
+    with pytest.raises(ReplayError, match="decision 5"):
+        load_replay(write(tmp_path, good)).run()
+
+
+def test_decision_after_the_game_ended(tmp_path: Path, good: dict[str, Any]) -> None:
+    """D-end.3"""
+    good["decisions"].append({"kind": "pass", "seat": 0})
+    with pytest.raises(ReplayError, match=r"D-end\.3"):
+        load_replay(write(tmp_path, good)).run()
+
+
+# --------------------------------------------------------------------------- malformed files
+
+
+def _edit(data: dict[str, Any], key: str, value: object) -> dict[str, Any]:
+    data = json.loads(json.dumps(data))
+    if value is _DELETE:
+        del data[key]
+    else:
+        data[key] = value
+    return data
+
+
+_DELETE = object()
+
+MALFORMED: list[tuple[str, Any, str]] = [
+    ("format", "chess-replay", "not a Station Master replay"),
+    ("format", _DELETE, "not a Station Master replay"),
+    ("version", 2, "unsupported replay version 2"),
+    ("version", "1", "unsupported replay version"),
+    ("seed", -1, "seed must be an integer in 0..4294967295"),
+    ("seed", 2**32, "seed must be an integer"),
+    ("seed", "7", "seed must be an integer"),
+    ("seed", 1.0, "seed must be an integer"),
+    ("seed", True, "seed must be an integer"),
+    ("seed", None, "seed must be an integer"),
+    ("seed", _DELETE, "missing key.*seed"),
+    ("config", _DELETE, "missing key.*config"),
+    ("config", [], "config must be a JSON object"),
+    ("config", {"offices": 9, "days": 1}, "offices"),
+    ("config", {"offices": 3}, "missing 'days'"),
+    ("config", {"offices": 3, "days": 1, "seats": 2}, "unknown key.*seats"),
+    ("config", {"offices": 3, "days": 1, "mode": "solo"}, "mode"),
+    ("config", {"offices": 3, "days": 1, "mode": "coop"}, "target_revenue"),
+    ("house_rules", {"fog": True}, "unknown key.*fog"),
+    ("house_rules", {"sister_trains": "yes"}, "sister_trains"),
+    ("house_rules", "none", "house_rules must be a JSON object"),
+    ("decisions", {"0": {"kind": "pass"}}, "decisions must be a list"),
+    ("decisions", _DELETE, "missing key.*decisions"),
+    ("final_hash", 12, "final_hash must be a 64-character"),
+    ("final_hash", "abc", "final_hash must be a 64-character"),
+    ("final_hash", _DELETE, "missing key.*final_hash"),
+    ("comment", "hello", "unknown key.*comment"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "match"), MALFORMED, ids=lambda v: repr(v)[:30])
+def test_malformed_top_level_raises_replay_error(
+    tmp_path: Path, good: dict[str, Any], key: str, value: object, match: str
+) -> None:
+    path = write(tmp_path, _edit(good, key, value))
+    with pytest.raises(ReplayError, match=match) as info:
+        load_replay(path)
+    assert str(path) in str(info.value)
+
+
+BAD_DECISIONS: list[tuple[object, str]] = [
+    ("pass", "an intent must be a JSON object"),
+    ([0], "an intent must be a JSON object"),
+    ({"kind": "teleport", "seat": 0}, "unknown intent kind 'teleport'"),
+    ({"seat": 0}, "unknown intent kind"),
+    ({"kind": "pass"}, "missing field 'seat'"),
+    ({"kind": "pass", "seat": 0, "why": "tired"}, "unknown field.*why"),
+    ({"kind": "pass", "seat": "0"}, "seat must be an integer"),
+    ({"kind": "pass", "seat": True}, "seat must be an integer"),
+    ({"kind": "play_card", "seat": 0, "card": "train-13"}, "card 'train-13' is not a card id"),
+    ({"kind": "play_card", "seat": 0, "card": 27}, "is not a card id"),
+    ({"kind": "discard", "seat": 0, "card": "depot", "department": 1.5}, "department must be an integer"),
+    ({"kind": "stock_outbound", "seat": 0, "cell": [0], "car": "loaded coach"}, "cell"),
+    ({"kind": "stock_outbound", "seat": 0, "cell": [0, "0"], "car": "loaded coach"}, "cell"),
+    ({"kind": "stock_outbound", "seat": 0, "cell": [0, 0], "car": "loaded zeppelin"}, "car must be one of"),
+    ({"kind": "stock_outbound", "seat": 0, "cell": [0, 0], "car": 1}, "car must be one of"),
+    (
+        {"kind": "unjam", "seat": 0, "cell": [0, 0], "area": "inbound", "car": "empty coach"},
+        "area must be one of",
+    ),
+    ({"kind": "move_tray", "seat": 0, "tray": 0, "path": [[0, 0]], "drops": [0], "push": 0}, "path"),
+    (
+        {"kind": "move_tray", "seat": 0, "tray": 0, "path": [[0, 0], [0, 1]], "drops": [0, "1"], "push": 0},
+        "drops",
+    ),
+    ({"kind": "place_card", "seat": 0, "card": "straight", "cell": [1, 0], "rotated": 1}, "rotated"),
+]
+
+
+@pytest.mark.parametrize(("decision", "match"), BAD_DECISIONS, ids=lambda v: repr(v)[:40])
+def test_malformed_decision_raises_replay_error(
+    tmp_path: Path, good: dict[str, Any], decision: object, match: str
+) -> None:
+    good["decisions"][1] = decision
+    with pytest.raises(ReplayError, match=match) as info:
+        load_replay(write(tmp_path, good))
+    assert "decisions[1]" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "not valid JSON"),
+        ("{", "not valid JSON.*line 1"),
+        ("station master", "not valid JSON"),
+        ("[]", "must be a JSON object, got list"),
+        ('"replay"', "must be a JSON object, got str"),
+        ("null", "must be a JSON object"),
+        ("42", "must be a JSON object"),
+        ("{}", "not a Station Master replay"),
+    ],
+)
+def test_not_a_replay_file(tmp_path: Path, text: str, match: str) -> None:
+    with pytest.raises(ReplayError, match=match):
+        load_replay(write(tmp_path, text))
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ReplayError, match="no such file"):
+        load_replay(tmp_path / "nope.json")
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "bin.json"
+    path.write_bytes(b"\xff\xfe\x00garbage\x80")
+    with pytest.raises(ReplayError, match="cannot read"):
+        load_replay(path)
+
+
+def test_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(ReplayError):
+        load_replay(tmp_path)
+
+
+def test_parse_replay_of_non_dict() -> None:
+    with pytest.raises(ReplayError, match="src: a replay must be a JSON object"):
+        parse_replay([1, 2], source="src")
+
+
+def test_replay_config_objects_are_real_configs(replay: Replay) -> None:
+    assert isinstance(replay.config, GameConfig)
+    assert isinstance(replay.config.house_rules, HouseRules)
+
+
+def test_deeply_nested_json_is_a_replay_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ReplayError):
+        load_replay(path)
+
+
+def test_huge_integer_literal_is_a_replay_error(tmp_path: Path) -> None:
+    path = write(tmp_path, '{"format": "station-master-replay", "version": 1, "seed": ' + "9" * 5000 + "}")
+    with pytest.raises(ReplayError):
+        load_replay(path)
+
+
+def test_final_hash_must_be_hex(tmp_path: Path, good: dict[str, Any]) -> None:
+    good["final_hash"] = "z" * 64
+    with pytest.raises(ReplayError, match="final_hash"):
+        load_replay(write(tmp_path, good))

@@ -1,0 +1,121 @@
+"""The two yards (C-yards): the Division Yard is the only supply (C-yards.1), refills from the
+Classification Yard when emptied (C-yards.2), and used cars go back by type (C-yards.3)."""
+
+from __future__ import annotations
+
+from conftest import (
+    EMPTY,
+    assert_invariants,
+    expect_illegal,
+    move_division_to_classification,
+    new_state,
+    place_facility,
+    set_office,
+)
+
+from sm_env.core.cars import BOXCAR, CABOOSE, COACH, N_CAR_CODES, car_code
+from sm_env.core.intents import Area, ClearInbound, StockOutbound, Unjam
+from sm_env.core.state import GameState
+
+LOADED_COACH = car_code(COACH, True)
+EMPTY_COACH = car_code(COACH, False)
+LOADED_BOXCAR = car_code(BOXCAR, True)
+CABOOSE_CAR = car_code(CABOOSE, True)
+OFFICE = (0, 0)
+
+
+def empty_division_but(state: GameState, code: int, keep: int) -> None:
+    for other in range(N_CAR_CODES):
+        move_division_to_classification(state, other, keep if other == code else 0)
+
+
+def test_c_stock_1_division_yard_holds_the_full_supply() -> None:
+    """C-stock.1: per code, the Division Yard holds the catalogue's supply at setup."""
+    state = new_state(2, 1)
+    assert state.division == list(state.catalogue.car_supply())
+    assert state.division_total == sum(state.catalogue.car_supply())
+
+
+def test_c_yards_2_last_division_car_brings_back_the_classification_yard() -> None:
+    """C-yards.2: taking the last Division Yard car moves every Classification car back at once."""
+    state = new_state(2, 2)
+    seat = state.current_player()
+    set_office(state, seat, "depot")
+    empty_division_but(state, LOADED_COACH, 1)
+    assert state.division_total == 1
+    waiting = state.classification[:]
+    state.apply(StockOutbound(seat, OFFICE, LOADED_COACH))
+    assert state.division == waiting
+    assert state.classification == [0] * N_CAR_CODES
+    assert state.division_total == sum(waiting)
+    assert any(e.kind == "yard-refill" for e in state.events)
+    assert_invariants(state)
+
+
+def test_c_yards_2_no_refill_while_cars_remain() -> None:
+    """C-yards.2: only an entirely empty Division Yard is refilled."""
+    state = new_state(2, 3)
+    seat = state.current_player()
+    set_office(state, seat, "depot")
+    empty_division_but(state, LOADED_COACH, 2)
+    waiting = state.classification[:]
+    state.apply(StockOutbound(seat, OFFICE, LOADED_COACH))
+    assert state.division_total == 1
+    assert state.classification == waiting
+    assert not any(e.kind == "yard-refill" for e in state.events)
+    assert_invariants(state)
+
+
+def test_c_yards_4_classification_yard_is_not_a_source() -> None:
+    """C-yards.4 / C-yards.1: cars waiting in the Classification Yard cannot be stocked."""
+    state = new_state(2, 4)
+    seat = state.current_player()
+    set_office(state, seat, "depot")
+    move_division_to_classification(state, LOADED_COACH)
+    assert state.classification[LOADED_COACH] > 0
+    assert not any(isinstance(i, StockOutbound) for i in state.legal_intents())
+    expect_illegal(state, StockOutbound(seat, OFFICE, LOADED_COACH), "C-yards.1")
+
+
+def test_c_yards_3_cleared_car_goes_to_the_classification_yard() -> None:
+    """C-yards.3: a car cleared from a red box goes to the Classification Yard."""
+    state = new_state(2, 5)
+    seat = state.current_player()
+    set_office(state, seat, "depot", inbound=[EMPTY_COACH])
+    division = state.division[:]
+    state.apply(ClearInbound(seat, OFFICE, EMPTY_COACH))
+    assert state.classification[EMPTY_COACH] == 1
+    assert state.division == division
+    assert_invariants(state)
+
+
+def test_c_yards_3_unjammed_caboose_goes_to_the_division_yard() -> None:
+    """C-yards.3: a caboose leaving play goes straight back to the Division Yard; other cars
+    to the Classification Yard."""
+    state = new_state(2, 6)
+    seat = state.current_player()
+    place_facility(state, seat, (1, 0), "freight-house", work=[CABOOSE_CAR, LOADED_BOXCAR, EMPTY])
+    cabooses = state.division[CABOOSE_CAR]
+    total = state.division_total
+    state.apply(Unjam(seat, (1, 0), Area.MEN, CABOOSE_CAR))
+    assert state.division[CABOOSE_CAR] == cabooses + 1
+    assert state.division_total == total + 1
+    assert state.classification[CABOOSE_CAR] == 0
+    assert_invariants(state)
+    seat = state.current_player()
+    place_facility(state, seat, (1, 0), "freight-house", work=[EMPTY, LOADED_BOXCAR, EMPTY])
+    state.apply(Unjam(seat, (1, 0), Area.AT, LOADED_BOXCAR))
+    assert state.classification[LOADED_BOXCAR] == 1
+    assert_invariants(state)
+
+
+def test_c_yards_2_refill_then_retire_keeps_every_car() -> None:
+    """C-yards.2 / C-yards.3: after a refill, used cars flow back; the total never changes."""
+    state = new_state(1, 7)
+    set_office(state, 0, "terminal")
+    empty_division_but(state, LOADED_COACH, 1)
+    state.apply(StockOutbound(0, OFFICE, LOADED_COACH))  # refill
+    state.apply(StockOutbound(0, OFFICE, LOADED_COACH))
+    state.apply(Unjam(0, OFFICE, Area.OUTBOUND, LOADED_COACH))
+    assert state.classification[LOADED_COACH] == 1
+    assert_invariants(state)
