@@ -14,13 +14,14 @@ west to east, with ``ENGINE`` marking the engine.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from sm_env.core.cars import CABOOSE
 from sm_env.core.catalogue import CardKind, Catalogue
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Cell, MoveTray
-from sm_env.core.pieces import OFFICE_CELL, Boxes, Station, Tray
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station, Tray
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -104,7 +105,7 @@ def neighbour(geo: Geometry, station: Station, cell: Cell, end: int) -> Cell | N
 def is_locked(station: Station, cell: Cell) -> bool:
     """R9.3.3: an industry track with loads on MEN|AT|WORK is no Operational Rail."""
     boxes = station.boxes.get(cell)
-    return boxes is not None and cell != OFFICE_CELL and any(c >= 0 for c in boxes.work)
+    return boxes is not None and cell != OFFICE_CELL and any(c != EMPTY for c in boxes.work)
 
 
 def limits_cols(geo: Geometry, station: Station) -> tuple[int, int]:
@@ -256,15 +257,13 @@ def _couple(consist: tuple[int, ...], cars: tuple[int, ...], direction: int) -> 
 class SwitchingView:
     """What one Move needs to know about the station, gathered once per listing."""
 
-    __slots__ = ("geo", "station", "office", "ad_tracks", "occupied", "office_trays", "tray_cell")
+    __slots__ = ("geo", "station", "ad_tracks", "occupied", "office_trays")
 
     def __init__(self, state: GameState, office: int, tray: Tray) -> None:
         self.geo = geometry_for(state.catalogue)
         self.station = station = state.stations[office]
-        self.office = office
         office_card = station.grid.get(OFFICE_CELL)
         self.ad_tracks = self.geo.ad_tracks[office_card[0]] if office_card else 0
-        self.tray_cell = tray.cell
         others = [t.cell for t in state.trays if t is not tray and t.office == office and t.cell is not None]
         self.occupied = {c for c in others if c != OFFICE_CELL}
         self.office_trays = sum(1 for c in others if c == OFFICE_CELL)
@@ -378,13 +377,73 @@ def _extend(
 
 def apply_move(state: GameState, move: MoveTray) -> None:
     """Check one Move step by step (naming the rule it breaks), then carry it out."""
-    seat = move.seat
+    tray, office = _check_shape(state, move)
+    view = SwitchingView(state, office, tray)
+    path, drops = move.path, move.drops
+    direction = _route_direction(state, office, view, path)
+    west_group, east_group = start_groups(view, tray)
+    behind, ahead = (west_group, east_group) if direction > 0 else (east_group, west_group)
+
+    fail = partial(_illegal, state, office)
+
+    def pick_up(consist: tuple[int, ...], cars: tuple[int, ...], cell: Cell) -> tuple[int, ...]:
+        if len(consist) - 1 + len(cars) > MAX_TRAY_CARS:
+            raise fail("RA.4.5", f"picking up the {len(cars)} car(s) at {cell} would make more than 4")
+        return _couple(consist, cars, direction)
+
+    def leave(consist: tuple[int, ...], k: int, cell: Cell) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if k and not view.can_drop(cell):
+            raise fail("RA.4.1" if cell == OFFICE_CELL else "RA.0.1", f"no cars may be left at {cell}")
+        if k > _trailing(consist, direction):
+            raise fail("RA.3.1", f"the tray has fewer than {k} cars behind its engine")
+        return _drop_trailing(consist, k, direction)
+
+    # Trailing groups stand west of the tray when it heads east, east of it when it heads west.
+    left: dict[Cell, tuple[tuple[int, ...], tuple[int, ...]]] = {}  # cell -> (trailing, leading)
+    dropped, consist = leave(tray.consist, drops[0], path[0])
+    left[path[0]] = (behind + dropped if direction > 0 else dropped + behind, ())
+    consist = pick_up(consist, ahead, path[0])
+    for cell, k in zip(path[1:], drops[1:], strict=True):
+        problem = view.blocked(cell)
+        if problem is not None:
+            raise fail(*problem)
+        consist = pick_up(consist, view.standing(cell), cell)  # RA.4.4: all of them
+        dropped, consist = leave(consist, k, cell)
+        left[cell] = (dropped, ())
+    destination = path[-1]
+    if not view.can_stop(destination):
+        raise fail("RA.1.2", f"a Move cannot end on {destination}: it has no wheel icon")
+    if move.push:
+        if not view.can_drop(destination):
+            raise fail("RA.4.1", f"no cars may be left at {destination}")
+        if move.push > len(consist) - 1 - _trailing(consist, direction):
+            raise fail("RA.3.2", f"the tray has fewer than {move.push} cars ahead of its engine")
+    pushed, consist = _drop_leading(consist, move.push, direction)
+    left[destination] = (left[destination][0], pushed)
+    for cell, (trailing, leading) in left.items():
+        if len(trailing) + len(leading) > view.capacity(cell):
+            raise fail("D-grid.8", f"{cell} holds at most {view.capacity(cell)} cars")
+
+    for cell, (trailing, leading) in left.items():
+        west, east = (trailing, leading) if direction > 0 else (leading, trailing)
+        if west or east:
+            view.station.cars[cell] = west + east
+        else:
+            view.station.cars.pop(cell, None)
+        if cell == destination:
+            tray.split = len(west)
+    tray.cell = destination
+    tray.consist = consist
+
+
+def _check_shape(state: GameState, move: MoveTray) -> tuple[Tray, int]:
+    """The tray is the seat's and the fields have the right form (before any geometry)."""
     if not isinstance(move.tray, int) or not 0 <= move.tray < len(state.trays):
         raise IllegalIntent("RA.0.2", f"there is no Crew Tray {move.tray!r}")
     tray = state.trays[move.tray]
-    office = state.office_of_seat[seat]
+    office = state.office_of_seat[move.seat]
     if tray.office != office or tray.cell is None:
-        raise IllegalIntent("R6.1.1", f"Crew Tray {move.tray} is not in seat {seat}'s station")
+        raise IllegalIntent("R6.1.1", f"Crew Tray {move.tray} is not in seat {move.seat}'s station")
     path, drops = move.path, move.drops
     if not isinstance(path, tuple) or len(path) < 2 or path[0] != tray.cell:
         raise IllegalIntent("RA.0.2", f"a Move's path runs from the tray's card {tray.cell} to another card")
@@ -396,86 +455,20 @@ def apply_move(state: GameState, move: MoveTray) -> None:
         raise IllegalIntent("RA.3.1", "a Move gives one non-negative drop count per card of its path")
     if not isinstance(move.push, int) or move.push < 0:
         raise IllegalIntent("RA.3.2", "the cars pushed off at the destination are a non-negative count")
-    view = SwitchingView(state, office, tray)
-    station = view.station
-    west_group, east_group = start_groups(view, tray)
+    return tray, office
+
+
+def _route_direction(state: GameState, office: int, view: SwitchingView, path: tuple[Cell, ...]) -> int:
+    """The Move's east-west direction, once every step is checked to follow track (RA.0.2)."""
     direction = 0
-    consist = tray.consist
-    left: dict[Cell, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-    for i, cell in enumerate(path):
-        last = i == len(path) - 1
-        if i:
-            step = _step_end(view, path[i - 1], cell)
-            if step is None:
-                raise _illegal(state, office, "RA.0.2", f"{path[i - 1]} and {cell} are not joined by track")
-            if direction == 0:
-                direction = end_direction(step)
-            elif end_direction(step) != direction:
-                raise _illegal(
-                    state, office, "RA.0.2", f"going from {path[i - 1]} to {cell} changes direction"
-                )
-            problem = view.blocked(cell)
-            if problem is not None:
-                raise _illegal(state, office, *problem)
-            standing = view.standing(cell)
-            if len(consist) - 1 + len(standing) > MAX_TRAY_CARS:
-                raise _illegal(
-                    state,
-                    office,
-                    "RA.4.5",
-                    f"picking up the {len(standing)} car(s) at {cell} would make more than 4",
-                )
-            consist = _couple(consist, standing, direction)
-        else:
-            step = _step_end(view, path[0], path[1])
-            if step is None:
-                raise _illegal(state, office, "RA.0.2", f"{path[0]} and {path[1]} are not joined by track")
-            direction = end_direction(step)
-            behind = west_group if direction > 0 else east_group
-            ahead = east_group if direction > 0 else west_group
-        k = drops[i]
-        if k:
-            if not view.can_drop(cell):
-                rule = "RA.4.1" if cell == OFFICE_CELL else "RA.0.1"
-                raise _illegal(state, office, rule, f"no cars may be left at {cell}")
-            if k > _trailing(consist, direction):
-                raise _illegal(state, office, "RA.3.1", f"the tray has fewer than {k} cars behind its engine")
-        dropped, consist = _drop_trailing(consist, k, direction)
-        if i == 0:
-            consist = _couple(consist, ahead, direction)
-            if len(consist) - 1 > MAX_TRAY_CARS:
-                raise _illegal(
-                    state, office, "RA.4.5", "picking up the cars beside the tray would make more than 4"
-                )
-            behind = behind + dropped if direction > 0 else dropped + behind
-            left[cell] = (behind, ()) if direction > 0 else ((), behind)
-        elif not last:
-            if dropped:
-                left[cell] = (dropped, ()) if direction > 0 else ((), dropped)
-            elif cell in station.cars:
-                left[cell] = ((), ())
-        else:
-            if not view.can_stop(cell):
-                raise _illegal(state, office, "RA.1.2", f"a Move cannot end on {cell}: it has no wheel icon")
-            if move.push:
-                if not view.can_drop(cell):
-                    raise _illegal(state, office, "RA.4.1", f"no cars may be left at {cell}")
-                if move.push > len(consist) - 1 - _trailing(consist, direction):
-                    raise _illegal(state, office, "RA.3.2", f"the tray has fewer than {move.push} cars ahead")
-            pushed, consist = _drop_leading(consist, move.push, direction)
-            left[cell] = (dropped, pushed) if direction > 0 else (pushed, dropped)
-        if len(left.get(cell, ((), ()))[0]) + len(left.get(cell, ((), ()))[1]) > view.capacity(cell):
-            raise _illegal(state, office, "D-grid.8", f"{cell} holds at most {view.capacity(cell)} cars")
-    for cell, (west, east) in left.items():
-        cars = west + east
-        if cars:
-            station.cars[cell] = cars
-        else:
-            station.cars.pop(cell, None)
-    destination = left[path[-1]]
-    tray.cell = path[-1]
-    tray.consist = consist
-    tray.split = len(destination[0])
+    for a, b in zip(path, path[1:], strict=False):
+        step = _step_end(view, a, b)
+        if step is None:
+            raise _illegal(state, office, "RA.0.2", f"{a} and {b} are not joined by track")
+        if direction and end_direction(step) != direction:
+            raise _illegal(state, office, "RA.0.2", f"going from {a} to {b} changes direction")
+        direction = end_direction(step)
+    return direction
 
 
 def _step_end(view: SwitchingView, a: Cell, b: Cell) -> int | None:
