@@ -588,10 +588,13 @@ class GameState:
             return ("D-redflag.1", "a RED FLAG is played only to avert a collision in the Mainline Phase")
         return ("D-play.4", f"{spec.name} is laid on the station grid with PlaceCard or PlaceModifier")
 
+    def _check_holds(self, seat: int, card: int, rule: str) -> None:
+        if card not in self.hands[seat]:
+            raise IllegalIntent(rule, f"seat {seat} holds no {self._name(card)}")
+
     def _apply_place_card(self, intent: PlaceCard) -> None:
         seat, card = intent.seat, intent.card
-        if card not in self.hands[seat]:
-            raise IllegalIntent("R6.2.2", f"seat {seat} holds no {self._name(card)}")
+        self._check_holds(seat, card, "R6.2.2")
         problem = switching.placement_problem(self, seat, card, intent.cell, intent.rotated)
         if problem is not None:
             raise IllegalIntent(*problem)
@@ -602,8 +605,7 @@ class GameState:
 
     def _apply_place_modifier(self, intent: PlaceModifier) -> None:
         seat, card = intent.seat, intent.card
-        if card not in self.hands[seat]:
-            raise IllegalIntent("R6.2.2", f"seat {seat} holds no {self._name(card)}")
+        self._check_holds(seat, card, "R6.2.2")
         problem = switching.modifier_problem(self, seat, card, intent.cell, intent.facility)
         if problem is not None:
             raise IllegalIntent(*problem)
@@ -664,8 +666,7 @@ class GameState:
 
     def _apply_discard(self, intent: Discard) -> None:
         seat, card, d = intent.seat, intent.card, intent.department
-        if card not in self.hands[seat]:
-            raise IllegalIntent("R6.2.4", f"seat {seat} holds no {self._name(card)}")
+        self._check_holds(seat, card, "R6.2.4")
         if not 0 <= d < DEPARTMENTS:
             raise IllegalIntent("R6.2.4", f"there is no Department {d} (they are 0, 1 and 2)")
         self.hands[seat].remove(card)
