@@ -132,3 +132,20 @@ def test_RA_3_3_moves_conserve_cars_and_keep_every_tray_legal(seed: int) -> None
 def test_list_moves_is_empty_for_a_tray_elsewhere() -> None:
     state = random_station(3, 6, 1)
     assert list_moves(state, 0, 3) == []  # a free tray, not in the station
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), placements=st.integers(0, 20), trays=st.integers(0, 3))
+def test_D_grid_6_listed_placements_are_exactly_the_legal_ones(seed: int, placements: int, trays: int) -> None:
+    from sm_env.core.station import COL_LIMIT, ROW_LIMIT, legal_placements, placement_problem
+
+    state = random_station(seed, placements, trays) if trays else random_station(seed, placements, 1)
+    for card in (c.index for c in state.catalogue.cards if c.kind in (CardKind.TRACK, CardKind.FACILITY)):
+        brute = {
+            ((r, c), rot)
+            for r in range(-ROW_LIMIT - 1, ROW_LIMIT + 2)
+            for c in range(-COL_LIMIT - 1, COL_LIMIT + 2)
+            for rot in (False, True)
+            if placement_problem(state, 0, card, (r, c), rot) is None
+        }
+        assert set(legal_placements(state, 0, card)) == brute

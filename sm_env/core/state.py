@@ -95,6 +95,9 @@ _PHASE_INTENTS: dict[Phase, frozenset[IntentKind]] = {
 }
 
 
+_LAID_KINDS = frozenset({CardKind.TRACK, CardKind.FACILITY})  # laid with PlaceCard (D-grid.6)
+
+
 class Event(NamedTuple):
     """Something that happened, for logs and the demo. ``seat`` is -1 for table events."""
 
@@ -346,13 +349,12 @@ class GameState:
         hand = self.hands[seat]
         distinct = sorted(set(hand))
         out = []
+        laid = [card for card in distinct if self.catalogue.cards[card].kind in _LAID_KINDS]
+        placements = switching.placements_by_card(self, seat, laid) if laid else {}
         for card in distinct:
             kind = self.catalogue.cards[card].kind
-            if kind is CardKind.TRACK or kind is CardKind.FACILITY:
-                out.extend(
-                    PlaceCard(seat, card, cell, rot)
-                    for cell, rot in switching.legal_placements(self, seat, card)
-                )
+            if kind in _LAID_KINDS:
+                out.extend(PlaceCard(seat, card, cell, rot) for cell, rot in placements[card])
             elif kind is CardKind.MODIFIER:
                 out.extend(
                     PlaceModifier(seat, card, cell, facility)

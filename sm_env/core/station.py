@@ -188,16 +188,54 @@ def modifier_problem(
 
 def legal_placements(state: GameState, seat: int, card: int) -> list[tuple[Cell, bool]]:
     """Every (cell, rotated) where the seat may place this track or facility card."""
+    return placements_by_card(state, seat, (card,))[card]
+
+
+def placements_by_card(
+    state: GameState, seat: int, cards: tuple[int, ...] | list[int]
+) -> dict[int, list[tuple[Cell, bool]]]:
+    """``legal_placements`` for several cards, surveying the station once (the same rules as
+    ``placement_problem``, which the tests hold it to)."""
     geo = geometry_for(state.catalogue)
-    station = state.stations[state.office_of_seat[seat]]
+    office = state.office_of_seat[seat]
+    station = state.stations[office]
     west, east = limits_cols(geo, station)
-    candidates = [(0, west), (0, east)]
-    candidates += [(r, c) for r in range(-ROW_LIMIT, ROW_LIMIT + 1) if r for c in range(west + 1, east)]
-    out = []
-    for cell in candidates:
-        for rotated in (False, True):
-            if placement_problem(state, seat, card, cell, rotated) is None:
-                out.append((cell, rotated))
+    # D-grid.7: a Limits cell inside the window with nothing standing on it.
+    held = {t.cell for t in state.trays if t.office == office}
+    open_limits = [
+        (0, c)
+        for c in (west, east)
+        if -COL_LIMIT < c < COL_LIMIT and not station.cars.get((0, c)) and (0, c) not in held
+    ]
+    # D-grid.6: empty cells between the Limits, with the ends that would meet laid track.
+    need: dict[Cell, int] = {}
+    for (r, c), (laid, rotated) in station.grid.items():
+        mask = geo.ends[laid][rotated]
+        for end in range(6):
+            if mask >> end & 1:
+                dr, dc = END_OFFSET[end]
+                cell = (r + dr, c + dc)
+                if (
+                    cell[0]
+                    and abs(cell[0]) <= ROW_LIMIT
+                    and west < cell[1] < east
+                    and cell not in station.grid
+                ):
+                    need[cell] = need.get(cell, 0) | 1 << MATCHING_END[end]
+    attach = sorted(need.items())
+    both = (1 << W) | (1 << E)
+    out: dict[int, list[tuple[Cell, bool]]] = {}
+    for card in cards:
+        kind = geo.kind[card]
+        options: list[tuple[Cell, bool]] = []
+        if kind is CardKind.TRACK or kind is CardKind.FACILITY:
+            masks = geo.ends[card]
+            if kind is CardKind.TRACK:
+                options += [
+                    (cell, rot) for cell in open_limits for rot in (False, True) if masks[rot] & both == both
+                ]
+            options += [(cell, rot) for cell, need in attach for rot in (False, True) if masks[rot] & need]
+        out[card] = options
     return out
 
 
@@ -577,6 +615,7 @@ __all__ = [
     "geometry_for",
     "legal_modifier_placements",
     "legal_placements",
+    "placements_by_card",
     "list_moves",
     "modifier_problem",
     "move_key",
