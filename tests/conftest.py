@@ -447,3 +447,16 @@ def cat() -> Catalogue:
 def state() -> GameState:
     """A fresh two-office game, seed 1."""
     return new_state()
+
+
+def brute_force_placements(state: GameState, seat: int, card: int) -> set[tuple[tuple[int, int], bool]]:
+    """Every (cell, rotated) in and around the station window that placement_problem allows."""
+    rows = range(-switching.ROW_LIMIT - 1, switching.ROW_LIMIT + 2)
+    cols = range(-switching.COL_LIMIT - 1, switching.COL_LIMIT + 2)
+    return {
+        ((r, c), rot)
+        for r in rows
+        for c in cols
+        for rot in (False, True)
+        if switching.placement_problem(state, seat, card, (r, c), rot) is None
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import insort
 
 import pytest
+from conftest import brute_force_placements
 
 from sm_env.core.config import GameConfig
 from sm_env.core.errors import IllegalIntent
@@ -107,13 +108,7 @@ def test_D_grid_6_legal_placements_are_exactly_the_cells_that_pass_the_rules() -
     for card_id in ("straight", "junction", "turnout-left", "turnout-right-plain", "freight-house"):
         card = state.catalogue.by_id[card_id]
         insort(state.hands[0], card)
-        brute = {
-            ((r, c), rot)
-            for r in range(-ROW_LIMIT - 1, ROW_LIMIT + 2)
-            for c in range(-COL_LIMIT - 1, COL_LIMIT + 2)
-            for rot in (False, True)
-            if placement_problem(state, 0, card, (r, c), rot) is None
-        }
+        brute = brute_force_placements(state, 0, card)
         assert set(legal_placements(state, 0, card)) == brute
         listed = {
             (i.cell, i.rotated) for i in state.legal_intents() if isinstance(i, PlaceCard) and i.card == card

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from itertools import product
 
+from conftest import brute_force_placements
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import ChooseSwitch, MoveTray, PlaceCard
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, Phase
-from sm_env.core.station import END_OFFSET, ENGINE, geometry_for, list_moves, move_key
+from sm_env.core.station import END_OFFSET, ENGINE, geometry_for, legal_placements, list_moves, move_key
 
 TRACK_IDS = ("straight", "straight-plain", "turnout-right", "turnout-left", "junction", "turnout-left-plain")
 
@@ -137,15 +138,6 @@ def test_list_moves_is_empty_for_a_tray_elsewhere() -> None:
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), placements=st.integers(0, 20), trays=st.integers(1, 3))
 def test_D_grid_6_listed_placements_are_exactly_the_legal(seed: int, placements: int, trays: int) -> None:
-    from sm_env.core.station import COL_LIMIT, ROW_LIMIT, legal_placements, placement_problem
-
     state = random_station(seed, placements, trays)
     for card in (c.index for c in state.catalogue.cards if c.kind in (CardKind.TRACK, CardKind.FACILITY)):
-        brute = {
-            ((r, c), rot)
-            for r in range(-ROW_LIMIT - 1, ROW_LIMIT + 2)
-            for c in range(-COL_LIMIT - 1, COL_LIMIT + 2)
-            for rot in (False, True)
-            if placement_problem(state, 0, card, (r, c), rot) is None
-        }
-        assert set(legal_placements(state, 0, card)) == brute
+        assert set(legal_placements(state, 0, card)) == brute_force_placements(state, 0, card)
