@@ -537,3 +537,26 @@ def test_the_pool_covers_every_intent_class() -> None:
     from sm_env.core.intents import INTENT_CLASSES
 
     assert kinds == set(INTENT_CLASSES.values())
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda seat: DrawDepartment(seat, "1"), "department"),  # type: ignore[arg-type]
+        (lambda seat: DrawDepartment(seat, None), "department"),  # type: ignore[arg-type]
+        (lambda seat: StockOutbound(seat, [0, 0], LOADED_COACH), "cell"),  # type: ignore[arg-type]
+        (lambda seat: Unjam(seat, (0, 0), 1, LOADED_COACH), "area"),  # type: ignore[arg-type]
+        (lambda seat: MoveTray(seat, 0, ((0, 0),), (0,)), "path"),
+        (lambda seat: MoveTray(seat, 0, ((0, 0), (0, 1)), [0, 0]), "drops"),  # type: ignore[arg-type]
+        (lambda seat: PlaceCard(seat, 0, (1, 0), 1), "rotated"),  # type: ignore[arg-type]
+        (lambda seat: Pass(True), "seat"),
+        (lambda seat: Pass(float(seat)), "seat"),  # type: ignore[arg-type]
+    ],
+)
+def test_R5_0_1_malformed_intent_fields_are_refused_by_name(make: Any, field: str) -> None:
+    state = new_state(2, 4)
+    before = state.state_hash()
+    with pytest.raises(IllegalIntent) as err:
+        state.apply(make(state.current_player()))
+    assert err.value.rule_id == "R5.0.1" and f"{field} must be" in err.value.message
+    assert state.state_hash() == before

@@ -13,6 +13,7 @@ cards by catalogue id, cells as ``[row, col]`` and cars by name (``"loaded boxca
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -224,6 +225,37 @@ INTENT_CLASSES: dict[IntentKind, type[Any]] = {
 _CAR_BY_NAME = {car_name(code): code for code in range(N_CAR_CODES) if code != car_code(CABOOSE, False)}
 
 
+def _is_cell(value: object) -> bool:
+    return type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int
+
+
+_FIELD_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "cell": (_is_cell, "a (row, col) tuple of two ints"),
+    "facility": (_is_cell, "a (row, col) tuple of two ints"),
+    "path": (
+        lambda v: type(v) is tuple and len(v) >= 2 and all(_is_cell(c) for c in v),
+        "a tuple of at least two (row, col) cells",
+    ),
+    "drops": (lambda v: type(v) is tuple and all(type(k) is int for k in v), "a tuple of ints"),
+    "area": (lambda v: isinstance(v, Area), "an Area"),
+    "rotated": (lambda v: type(v) is bool, "True or False"),
+}
+_INT_CHECK: tuple[Callable[[Any], bool], str] = (lambda v: type(v) is int, "an int")
+_CHECKS = {
+    cls: tuple((f.name, *_FIELD_CHECKS.get(f.name, _INT_CHECK)) for f in fields(cls))
+    for cls in INTENT_CLASSES.values()
+}
+
+
+def malformed(intent: Intent) -> str | None:
+    """What is wrong with the types of an intent's fields, or None when they are well formed."""
+    for name, check, expected in _CHECKS[type(intent)]:
+        value = getattr(intent, name)
+        if not check(value):
+            return f"{intent.kind.value}: {name} must be {expected}, got {value!r}"
+    return None
+
+
 def intent_to_json(intent: Intent, catalogue: Catalogue) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": intent.kind.value}
     for f in fields(intent):
@@ -332,5 +364,6 @@ __all__ = [
     "StockOutbound",
     "Unjam",
     "intent_from_json",
+    "malformed",
     "intent_to_json",
 ]

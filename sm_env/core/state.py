@@ -41,6 +41,7 @@ from sm_env.core.intents import (
     PlayCard,
     StockOutbound,
     Unjam,
+    malformed,
 )
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station, Tray
 from sm_env.core.rng import Rng
@@ -429,6 +430,9 @@ class GameState:
             raise IllegalIntent("R5.0.1", f"{intent!r} is not an intent")
         if seat < 0:
             raise IllegalIntent("D-end.3", "the game is over: no decision is due")
+        problem = malformed(intent)
+        if problem is not None:
+            raise IllegalIntent("R5.0.1", problem)
         if intent.seat != seat:
             raise IllegalIntent(
                 "R5.0.1",
