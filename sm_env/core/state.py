@@ -527,19 +527,17 @@ class GameState:
             if intent.car not in boxes.outbound:
                 raise IllegalIntent("R6.3.3", "that car is not in the facility's green box")
             boxes.outbound.remove(intent.car)
-        elif isinstance(area, Area):
+        else:  # a MEN|AT|WORK slot
             if boxes.work[area - 1] != intent.car or intent.car == EMPTY:
                 raise IllegalIntent("R6.3.3", f"the {area.name} slot does not hold that car")
             boxes.work[area - 1] = EMPTY
-        else:
-            raise IllegalIntent("R6.3.3", f"{area!r} is not an area of a facility")
         self._retire(intent.car)
         self._log("freight-agent", intent.seat, f"seat {intent.seat} unjams a {car_name(intent.car)}")
         self._end_choice(intent.seat)
 
     def _own_facility(self, seat: int, cell: Cell, rule: str) -> tuple[Boxes, FacilitySpec]:
         station = self.stations[self.office_of_seat[seat]]
-        boxes = station.boxes.get(cell) if isinstance(cell, tuple) else None
+        boxes = station.boxes.get(cell)
         if boxes is None:
             raise IllegalIntent(rule, f"seat {seat}'s station has no facility with cargo boxes at {cell}")
         return boxes, self._facility_spec(station, cell)
