@@ -475,23 +475,19 @@ def apply_move(state: GameState, move: MoveTray) -> None:
 
 
 def _check_shape(state: GameState, move: MoveTray) -> tuple[Tray, int]:
-    """The tray is the seat's and the fields have the right form (before any geometry)."""
-    if not isinstance(move.tray, int) or not 0 <= move.tray < len(state.trays):
-        raise IllegalIntent("RA.0.2", f"there is no Crew Tray {move.tray!r}")
+    """The tray is the seat's, and the path and counts fit together (field types are checked
+    by ``intents.malformed`` before this)."""
+    if not 0 <= move.tray < len(state.trays):
+        raise IllegalIntent("RA.0.2", f"there is no Crew Tray {move.tray}")
     tray = state.trays[move.tray]
     office = state.office_of_seat[move.seat]
     if tray.office != office or tray.cell is None:
         raise IllegalIntent("R6.1.1", f"Crew Tray {move.tray} is not in seat {move.seat}'s station")
-    path, drops = move.path, move.drops
-    if not isinstance(path, tuple) or len(path) < 2 or path[0] != tray.cell:
-        raise IllegalIntent("RA.0.2", f"a Move's path runs from the tray's card {tray.cell} to another card")
-    if (
-        not isinstance(drops, tuple)
-        or len(drops) != len(path)
-        or any(not isinstance(k, int) or k < 0 for k in drops)
-    ):
+    if move.path[0] != tray.cell:
+        raise IllegalIntent("RA.0.2", f"a Move's path starts on the tray's card {tray.cell}")
+    if len(move.drops) != len(move.path) or min(move.drops) < 0:
         raise IllegalIntent("RA.3.1", "a Move gives one non-negative drop count per card of its path")
-    if not isinstance(move.push, int) or move.push < 0:
+    if move.push < 0:
         raise IllegalIntent("RA.3.2", "the cars pushed off at the destination are a non-negative count")
     return tray, office
 
