@@ -13,42 +13,10 @@ import statistics
 import time
 from collections import Counter
 
-from sm_env.core.cars import N_CAR_CODES
-from sm_env.core.config import GameConfig
-from sm_env.core.intents import ChooseSwitch, MoveTray, PlaceCard
-from sm_env.core.rng import Rng
-from sm_env.core.state import GameState, Phase
-from sm_env.core.station import ENGINE, geometry_for, render_station
-
-TRACK_IDS = ("straight", "turnout-right", "turnout-left", "junction", "straight-plain", "freight-house")
-
-
-def busy_station(seed: int, placements: int, trays: int) -> GameState:
-    rng = Rng(seed)
-    state = GameState.new(GameConfig(offices=1, days=1), seed=seed)
-    cat = state.catalogue
-    state.phase = Phase.CARD_PLAY
-    for _ in range(placements):
-        state.hands[0] = [cat.by_id[TRACK_IDS[rng.below(len(TRACK_IDS))]]]
-        options = [i for i in state.legal_intents() if isinstance(i, PlaceCard)]
-        if options:
-            state.apply(options[rng.below(len(options))])
-    state.hands[0] = []
-    geo = geometry_for(cat)
-    station = state.stations[0]
-    cells = sorted(c for c, (card, _) in station.grid.items() if geo.wheel[card] and c != (0, 0))
-    rng.shuffle(cells)
-    codes = [c for c in range(N_CAR_CODES) if cat.car_supply()[c]]
-    for index in range(min(trays, len(cells))):
-        cars = [codes[rng.below(len(codes))] for _ in range(4)]
-        cars.insert(rng.below(5), ENGINE)
-        tray = state.trays[index]
-        tray.office, tray.cell, tray.consist, tray.facing = 0, cells.pop(), tuple(cars), 1
-    for cell in cells[: len(cells) // 2]:
-        station.cars[cell] = tuple(codes[rng.below(len(codes))] for _ in range(1 + rng.below(2)))
-    state.phase = Phase.LOCAL_OPS
-    state.apply(ChooseSwitch(0))
-    return state
+from experiments.stations import random_station
+from sm_env.core.intents import MoveTray
+from sm_env.core.state import GameState
+from sm_env.core.station import render_station
 
 
 def main() -> None:
@@ -64,7 +32,7 @@ def main() -> None:
     counts, per_destination, list_times, apply_times = [], [], [], []
     busiest: tuple[int, GameState] | None = None
     for seed in range(args.stations):
-        state = busy_station(seed, args.placements, args.trays)
+        state = random_station(seed, args.placements, args.trays, cars_per_tray=4)
         t0 = time.perf_counter()
         moves = [i for i in state.legal_intents() if isinstance(i, MoveTray)]
         list_times.append(time.perf_counter() - t0)

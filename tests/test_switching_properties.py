@@ -14,47 +14,14 @@ from conftest import brute_force_placements
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from experiments.stations import random_station
 from sm_env.core.cars import N_CAR_CODES
 from sm_env.core.catalogue import CardKind
-from sm_env.core.config import GameConfig
 from sm_env.core.errors import IllegalIntent
-from sm_env.core.intents import ChooseSwitch, MoveTray, PlaceCard
+from sm_env.core.intents import MoveTray
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, Phase
-from sm_env.core.station import END_OFFSET, ENGINE, geometry_for, legal_placements, list_moves, move_key
-
-TRACK_IDS = ("straight", "straight-plain", "turnout-right", "turnout-left", "junction", "turnout-left-plain")
-
-
-def random_station(seed: int, placements: int, trays: int) -> GameState:
-    rng = Rng(seed)
-    state = GameState.new(GameConfig(offices=1, days=1), seed=seed)
-    cat = state.catalogue
-    state.phase = Phase.CARD_PLAY
-    for _ in range(placements):
-        card = cat.by_id[TRACK_IDS[rng.below(len(TRACK_IDS))]] if rng.below(5) else cat.by_id["freight-house"]
-        state.hands[0] = [card]
-        options = [i for i in state.legal_intents() if isinstance(i, PlaceCard)]
-        if options:
-            state.apply(options[rng.below(len(options))])
-    state.hands[0] = []
-    geo = geometry_for(cat)
-    station = state.stations[0]
-    wheel_cells = sorted(cell for cell, (card, _) in station.grid.items() if geo.wheel[card])
-    rng.shuffle(wheel_cells)
-    codes = [c for c in range(N_CAR_CODES) if state.catalogue.car_supply()[c]]
-    for index in range(trays):
-        cell = wheel_cells.pop()
-        cars = [codes[rng.below(len(codes))] for _ in range(rng.below(5))]
-        cars.insert(rng.below(len(cars) + 1), ENGINE)
-        tray = state.trays[index]
-        tray.office, tray.cell, tray.consist, tray.facing = 0, cell, tuple(cars), 1 - 2 * rng.below(2)
-    for cell in wheel_cells:
-        if cell != (0, 0) and rng.below(3) == 0:
-            station.cars[cell] = tuple(codes[rng.below(len(codes))] for _ in range(1 + rng.below(3)))
-    state.phase = Phase.LOCAL_OPS
-    state.apply(ChooseSwitch(0))
-    return state
+from sm_env.core.station import END_OFFSET, ENGINE, legal_placements, list_moves, move_key
 
 
 def candidate_paths(

@@ -23,7 +23,9 @@ def is_loaded(code: int) -> bool:
 
 
 def car_name(code: int) -> str:
-    """'loaded boxcar', 'empty coach', 'caboose'."""
+    """'loaded boxcar', 'empty coach', 'caboose' ('car code 99' for a code that is none)."""
+    if not 0 <= code < N_CAR_CODES:
+        return f"car code {code}"
     if code >> 1 == CABOOSE:
         return "caboose"
     return f"{'loaded' if code & 1 else 'empty'} {CAR_TYPES[code >> 1]}"

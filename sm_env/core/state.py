@@ -495,7 +495,7 @@ class GameState:
         if not 0 <= code < N_CAR_CODES or not code & 1 or car_type(code) not in facility.outbound:
             raise IllegalIntent(
                 "R6.3.1",
-                f"this facility's green box takes no {car_name(code) if 0 <= code < N_CAR_CODES else code}",
+                f"this facility's green box takes no {car_name(code)}",
             )
         station = self.stations[self.office_of_seat[intent.seat]]
         if self._room(facility, boxes, True, self._capacity_bonus(station, intent.cell)) <= 0:
