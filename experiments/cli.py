@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from agents import RandomAgent, play_game, seat_seed
+from agents import REGISTRY, play_game, seat_seed
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.errors import ConfigError, ReplayError
 from sm_env.core.intents import Intent
@@ -73,7 +73,7 @@ def _demo(args: argparse.Namespace) -> int:
         house_rules=HouseRules.from_names(args.house_rule),
     )
     state = GameState.new(config, args.seed)
-    agents = [RandomAgent(seat_seed(args.seed, seat)) for seat in range(config.offices)]
+    agents = [REGISTRY["random"](seat_seed(args.seed, seat)) for seat in range(config.offices)]
     counts: Counter[str] = Counter()
     console = None if args.json else Console(highlight=False, soft_wrap=True)
     printer = _StagePrinter(console)

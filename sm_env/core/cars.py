@@ -18,10 +18,6 @@ def car_type(code: int) -> int:
     return code >> 1
 
 
-def is_loaded(code: int) -> bool:
-    return bool(code & 1)
-
-
 def car_name(code: int) -> str:
     """'loaded boxcar', 'empty coach', 'caboose' ('car code 99' for a code that is none)."""
     if not 0 <= code < N_CAR_CODES:
