@@ -1,9 +1,12 @@
 """Bots that play Station Master. One registry maps a bot's name to its factory."""
 
+from collections.abc import Callable
+
 from agents.base import Agent, play_game
 from agents.random_agent import RandomAgent
 
-REGISTRY = {"random": RandomAgent}
+# name -> factory taking the bot's own 32-bit seed
+REGISTRY: dict[str, Callable[[int], Agent]] = {"random": RandomAgent}
 
 
 def seat_seed(game_seed: int, seat: int) -> int:
