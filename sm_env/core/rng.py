@@ -5,7 +5,10 @@ Python, passes the usual statistical batteries well enough for dice and shuffles
 whole state is one int, so cloning a game copies it for free.
 """
 
+from typing import TypeVar
+
 _MASK = 0xFFFFFFFF
+_T = TypeVar("_T")
 
 
 class Rng:
@@ -41,7 +44,7 @@ class Rng:
         """One roll of the D12: 1..12 (C-rng.1)."""
         return self.below(12) + 1
 
-    def shuffle(self, items: list[int]) -> None:
+    def shuffle(self, items: list[_T]) -> None:
         """Fisher-Yates in place."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
