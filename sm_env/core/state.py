@@ -546,6 +546,7 @@ class GameState:
 
     def _apply_play_card(self, intent: PlayCard) -> None:
         seat, card = intent.seat, intent.card
+        self._check_holds(seat, card, "R6.2.2")
         problem = self._play_problem(seat, card)
         if problem is not None:
             raise IllegalIntent(*problem)
@@ -562,9 +563,8 @@ class GameState:
             self._upgrade_office(seat, card)
 
     def _play_problem(self, seat: int, card: int) -> tuple[str, str] | None:
-        """Why the seat cannot play this card now, as (rule id, message); None if it can."""
-        if card not in self.hands[seat]:
-            return ("R6.2.2", f"seat {seat} holds no {self._name(card)}")
+        """Why the seat cannot play this card from its hand now, as (rule id, message); None if
+        it can."""
         spec = self.catalogue.cards[card]
         kind = spec.kind
         if kind is CardKind.TRAIN or kind is CardKind.EXTRA_TRAIN:
