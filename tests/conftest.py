@@ -27,7 +27,9 @@ from sm_env.core.catalogue import CardKind, Catalogue, Deck, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import DrawHomeOffice, Intent, Pass
+from sm_env.core.phases import SEAT_TURN_PHASES
 from sm_env.core.state import Boxes, GameState, Phase, Tray
+from sm_env.core.trains import free_tray
 
 CAT: Catalogue = load_catalogue()
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()
@@ -154,6 +156,9 @@ def card_counts(state: GameState) -> Counter[int]:
         counts.update(card for card, _rotated in station.grid.values())
     counts.update(card for card in state.timetable if card != EMPTY)
     counts.update(card for card, _seat in state.pending_extras)
+    counts.update(
+        t.train for t in state.trays if t.train != EMPTY and state.catalogue.cards[t.train].train.extra
+    )
     counts.update(state.mainline)
     return counts
 
@@ -202,13 +207,40 @@ def assert_invariants(state: GameState) -> None:
     for seat, office in enumerate(state.office_of_seat):
         assert state.seat_of_office[office] == seat
     assert 0 <= state.fedora < n
-    # C-trays.1; a tray in a station holds one engine and at most four cars (RA.4.5).
+    # C-trays.1; a tray in use is one train in one place, with one engine and at most four
+    # cars (RA.4.5); a free tray is empty.
     assert len(state.trays) == n + 3
-    for tray in state.trays:
-        if tray.office != EMPTY and tray.cell is not None:
-            assert tray.consist.count(ENGINE) == 1
-            assert len(tray.consist) - 1 <= 4
+    regions = set()
+    for index, tray in enumerate(state.trays):
+        if tray.train == EMPTY:
+            assert tray.snapshot() == Tray().snapshot()
+            continue
+        spec = cat.cards[tray.train].train
+        assert spec is not None
+        places = [tray.at_dp, tray.line != EMPTY, tray.office != EMPTY]
+        if state.phase is Phase.EXTRA_SIDE and index == state.building:
+            assert places == [False, False, False] and tray.consist == ()
+            continue
+        assert places.count(True) == 1, places
+        assert tray.direction in (1, -1)
+        assert tray.consist.count(ENGINE) == 1
+        assert len(tray.consist) - 1 <= 4
+        if spec.extra:
+            assert tray.train not in state.timetable
+        else:
+            assert tray.train in state.timetable and tray.train not in state.held
+            assert tray.direction == (1 if spec.number % 2 == 0 else -1)
+        if tray.office != EMPTY:
             assert tray.cell in state.stations[tray.office].grid
+        if tray.line != EMPTY:
+            assert 0 <= tray.region < cat.cards[state.mainline[tray.line]].regions
+            assert (tray.line, tray.region) not in regions  # D-mainline.3
+            regions.add((tray.line, tray.region))
+            assert tray.cleared_by != EMPTY
+    running = [t.train for t in state.trays if t.train != EMPTY]
+    assert len(running) == len(set(running))  # D-run.3: one train per card
+    assert all(card in state.timetable for card in state.held)
+    assert state.held == sorted(state.held, key=lambda card: cat.cards[card].train.number)
     # The clock.
     if state.is_terminal():
         assert state.current_player() == -1
@@ -216,9 +248,13 @@ def assert_invariants(state: GameState) -> None:
         assert state.stages_played <= STAGES_PER_DAY * state.config.days
     else:
         assert 0 <= state.stage < STAGES_PER_DAY
-        assert 0 <= state.turn < n
+        # Local Operations turns run 0..n-1; the later phases of the Stage come at turn n.
+        assert state.turn == n if state.phase not in SEAT_TURN_PHASES else 0 <= state.turn < n
         assert state.stages_played == state.day * STAGES_PER_DAY + state.stage
-        assert state.current_player() == (state.fedora + state.turn) % n
+        if state.phase in SEAT_TURN_PHASES:
+            assert state.current_player() == (state.fedora + state.turn) % n
+        else:
+            assert state.current_player() == state.actor
         assert state.legal_intents(), "a deciding seat always has a choice"
     # Stations: the office at (0,0) between two Limits on the Running Track (R4.1; the Limits
     # may have moved outward, D-grid.7); boxes within capacity (R9.1.3, Modifiers R9.0.3).
@@ -423,14 +459,51 @@ def place_facility(
     return boxes
 
 
-def put_tray_in_station(
-    state: GameState, seat: int, cell: tuple[int, int] = OFFICE_CELL, index: int = 0
-) -> Tray:
-    """Stand free tray ``index`` (a bare engine) on ``cell`` of ``seat``'s station."""
+def schedule_by_hand(state: GameState, card: int, slot: int | None = None) -> int:
+    """Put timetabled train ``card`` on the turn chart (at ``slot`` or the first free one) if it
+    is not there yet; returns its slot."""
+    if card in state.timetable:
+        return state.timetable.index(card)
+    if slot is None:
+        slot = state.timetable.index(EMPTY)
+    assert state.timetable[slot] == EMPTY
+    move_card(state, card, from_set_aside=True)
+    state.timetable[slot] = card
+    return slot
+
+
+def make_train(state: GameState, index: int, train_id: str | None = None) -> Tray:
+    """Turn free tray ``index`` into a timetabled train (``train_id``, by default the first
+    not running), a bare engine placed nowhere yet: the caller sets where it stands."""
     tray = state.trays[index]
+    assert tray.train == EMPTY
+    running = {t.train for t in state.trays}
+    if train_id is None:
+        card = next(c for c in of_kind(CardKind.TRAIN) if c not in running and c not in state.held)
+    else:
+        card = cid(train_id)
+    schedule_by_hand(state, card)
+    spec = CAT.cards[card].train
+    assert spec is not None
+    tray.train = card
+    tray.direction = tray.facing = 1 if spec.direction == "east" else -1
+    tray.consist = (ENGINE,)
+    tray.cleared_by = state.fedora
+    return tray
+
+
+def put_tray_in_station(
+    state: GameState,
+    seat: int,
+    cell: tuple[int, int] = OFFICE_CELL,
+    index: int | None = None,
+    train_id: str | None = None,
+) -> Tray:
+    """Stand free tray ``index`` (by default the first free one) as a train (a bare engine,
+    ``make_train``) on ``cell`` of ``seat``'s station."""
+    tray = make_train(state, free_tray(state) if index is None else index, train_id)
     tray.office = state.office_of_seat[seat]
     tray.cell = cell
-    tray.consist = (ENGINE,)
     tray.split = 0
     return tray
 

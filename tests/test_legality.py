@@ -33,12 +33,16 @@ from sm_env.core.cars import BOXCAR, COACH, HOPPER, N_CAR_CODES, car_code
 from sm_env.core.catalogue import CardKind
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import (
+    AddCar,
     Area,
+    ChooseDivisionPoint,
     ChooseSwitch,
+    Clearance,
     ClearInbound,
     Discard,
     DrawDepartment,
     DrawHomeOffice,
+    EndConsist,
     EndSwitching,
     EndTurn,
     Intent,
@@ -47,10 +51,12 @@ from sm_env.core.intents import (
     PlaceCard,
     PlaceModifier,
     PlayCard,
+    RedFlag,
     StockOutbound,
     Unjam,
 )
 from sm_env.core.state import GameState, Phase
+from sm_env.core.trains import free_tray
 
 LOADED_COACH = car_code(COACH, True)
 EMPTY_COACH = car_code(COACH, False)
@@ -327,6 +333,9 @@ def candidate_pool(state: GameState, legal: list[Intent]) -> list[Any]:
                 PlaceModifier(s, card, cell, fac) for cell in grid_cells for fac in ((0, 0), (1, 0), (0, 1))
             ]
         pool += [MoveTray(s, t, (OFFICE, (0, 1)), (0, 0)) for t in range(-1, len(state.trays) + 1)]
+        pool += [AddCar(s, car) for car in range(-1, N_CAR_CODES + 1)]
+        pool += [EndConsist(s)] + [ChooseDivisionPoint(s, b) for b in (False, True)]
+        pool += [Clearance(s, b) for b in (False, True)] + [RedFlag(s, b) for b in (False, True)]
         pool += [MoveTray(s, 0, (OFFICE, (0, -1)), (0, 0), 1), MoveTray(s, 0, (OFFICE,), (0,))]
     for intent in legal:
         if isinstance(intent, MoveTray):
@@ -451,8 +460,13 @@ def decorate(state: GameState, pick: Picker, plan: str) -> None:
                 codes = [c for c in codes if state.division[c] - used.count(c) > 0]
                 work.append(pick.one([EMPTY, *codes], "work"))
             place_facility(state, seat, (1, 0), card, outbound=outbound, inbound=inbound, work=work)
-    if plan in ("tray", "switching", "all") and not any(t.office == office for t in state.trays):
-        tray = put_tray_in_station(state, seat)
+    spare = free_tray(state)
+    if (
+        plan in ("tray", "switching", "all")
+        and spare != EMPTY
+        and not any(t.office == office for t in state.trays)
+    ):
+        tray = put_tray_in_station(state, seat, index=spare)
         cars = take_cars(state, pick.cars(state, [2, 3, 4, 5, 11], 3, "consist"))
         cut = pick.integer(0, len(cars), "engine position")
         tray.consist = tuple(cars[:cut]) + (ENGINE,) + tuple(cars[cut:])

@@ -10,17 +10,21 @@ from typing import Any
 import pytest
 from conftest import CAT, new_state, play_random
 
-from sm_env.core.cars import BOXCAR, COACH, car_code
+from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, REEFER, car_code
 from sm_env.core.config import GameConfig, HouseRules
 from sm_env.core.errors import ReplayError
 from sm_env.core.intents import (
     INTENT_CLASSES,
+    AddCar,
     Area,
+    ChooseDivisionPoint,
     ChooseSwitch,
+    Clearance,
     ClearInbound,
     Discard,
     DrawDepartment,
     DrawHomeOffice,
+    EndConsist,
     EndSwitching,
     EndTurn,
     Intent,
@@ -29,6 +33,7 @@ from sm_env.core.intents import (
     PlaceCard,
     PlaceModifier,
     PlayCard,
+    RedFlag,
     StockOutbound,
     Unjam,
     intent_from_json,
@@ -116,6 +121,12 @@ SAMPLE_INTENTS: list[Intent] = [
     MoveTray(0, 2, ((0, 0), (0, 1), (1, 2)), (0, 1, 0), 1),
     PlaceCard(1, CAT.by_id["turnout-left"], (-1, 1), True),
     PlaceModifier(0, CAT.by_id["waiting-room"], (1, 1), (0, 0)),
+    AddCar(1, car_code(REEFER, False)),
+    AddCar(2, CABOOSE_CODE),
+    EndConsist(0),
+    ChooseDivisionPoint(1, True),
+    Clearance(2, False),
+    RedFlag(0, True),
 ]
 
 

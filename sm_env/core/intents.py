@@ -38,6 +38,11 @@ class IntentKind(enum.Enum):
     MOVE_TRAY = "move_tray"
     PLACE_CARD = "place_card"
     PLACE_MODIFIER = "place_modifier"
+    ADD_CAR = "add_car"
+    END_CONSIST = "end_consist"
+    CHOOSE_DIVISION_POINT = "choose_division_point"
+    CLEARANCE = "clearance"
+    RED_FLAG = "red_flag"
 
 
 class Area(enum.IntEnum):
@@ -185,6 +190,51 @@ class PlaceModifier:
     kind: ClassVar[IntentKind] = IntentKind.PLACE_MODIFIER
 
 
+@dataclass(frozen=True, slots=True)
+class AddCar:
+    """New Train: put one car from the Division Yard on the train being built (R7.4, R7.5)."""
+
+    seat: int
+    car: int
+    kind: ClassVar[IntentKind] = IntentKind.ADD_CAR
+
+
+@dataclass(frozen=True, slots=True)
+class EndConsist:
+    """New Train: the Extra's owner stops adding cars (R7.5)."""
+
+    seat: int
+    kind: ClassVar[IntentKind] = IntentKind.END_CONSIST
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseDivisionPoint:
+    """New Train: the Extra's owner sets its tray at the East (runs west) or West (runs east)
+    Division Point (R7.5)."""
+
+    seat: int
+    east: bool
+    kind: ClassVar[IntentKind] = IntentKind.CHOOSE_DIVISION_POINT
+
+
+@dataclass(frozen=True, slots=True)
+class Clearance:
+    """Mainline: the Superintendent clears a following train to depart, or holds it (R8.1.4)."""
+
+    seat: int
+    clear: bool
+    kind: ClassVar[IntentKind] = IntentKind.CLEARANCE
+
+
+@dataclass(frozen=True, slots=True)
+class RedFlag:
+    """Mainline: the seat about to be charged a collision plays a RED FLAG, or not (D-redflag.1)."""
+
+    seat: int
+    play: bool
+    kind: ClassVar[IntentKind] = IntentKind.RED_FLAG
+
+
 Intent = (
     Pass
     | ChooseSwitch
@@ -200,6 +250,11 @@ Intent = (
     | MoveTray
     | PlaceCard
     | PlaceModifier
+    | AddCar
+    | EndConsist
+    | ChooseDivisionPoint
+    | Clearance
+    | RedFlag
 )
 
 INTENT_CLASSES: dict[IntentKind, type[Any]] = {
@@ -219,6 +274,11 @@ INTENT_CLASSES: dict[IntentKind, type[Any]] = {
         MoveTray,
         PlaceCard,
         PlaceModifier,
+        AddCar,
+        EndConsist,
+        ChooseDivisionPoint,
+        Clearance,
+        RedFlag,
     )
 }
 
@@ -229,6 +289,7 @@ def _is_cell(value: object) -> bool:
     return type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int
 
 
+_BOOL_CHECK: tuple[Callable[[Any], bool], str] = (lambda v: type(v) is bool, "True or False")
 _FIELD_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "cell": (_is_cell, "a (row, col) tuple of two ints"),
     "facility": (_is_cell, "a (row, col) tuple of two ints"),
@@ -238,7 +299,10 @@ _FIELD_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
     "drops": (lambda v: type(v) is tuple and all(type(k) is int for k in v), "a tuple of ints"),
     "area": (lambda v: isinstance(v, Area), "an Area"),
-    "rotated": (lambda v: type(v) is bool, "True or False"),
+    "rotated": _BOOL_CHECK,
+    "east": _BOOL_CHECK,
+    "clear": _BOOL_CHECK,
+    "play": _BOOL_CHECK,
 }
 _INT_CHECK: tuple[Callable[[Any], bool], str] = (lambda v: type(v) is int, "an int")
 _CHECKS = {
@@ -299,6 +363,9 @@ def intent_from_json(data: object, catalogue: Catalogue) -> Intent:
     return result
 
 
+_BOOL_FIELDS = frozenset({"rotated", "east", "clear", "play"})
+
+
 def _decode_field(kind: str, name: str, value: object, catalogue: Catalogue) -> Any:
     if name == "card":
         if not isinstance(value, str) or value not in catalogue.by_id:
@@ -314,9 +381,9 @@ def _decode_field(kind: str, name: str, value: object, catalogue: Catalogue) -> 
         if not isinstance(value, list) or not all(_is_int(v) for v in value):
             raise ValueError(f"{kind}: drops must be a list of integers, got {value!r}")
         return tuple(value)
-    if name == "rotated":
+    if name in _BOOL_FIELDS:
         if not isinstance(value, bool):
-            raise ValueError(f"{kind}: rotated must be true or false, got {value!r}")
+            raise ValueError(f"{kind}: {name} must be true or false, got {value!r}")
         return value
     if name == "car":
         if not isinstance(value, str) or value not in _CAR_BY_NAME:
@@ -344,13 +411,17 @@ def _decode_cell(kind: str, name: str, value: object) -> Cell:
 
 
 __all__ = [
+    "AddCar",
     "Area",
     "Cell",
+    "ChooseDivisionPoint",
     "ChooseSwitch",
+    "Clearance",
     "ClearInbound",
     "Discard",
     "DrawDepartment",
     "DrawHomeOffice",
+    "EndConsist",
     "EndSwitching",
     "EndTurn",
     "INTENT_CLASSES",
@@ -361,6 +432,7 @@ __all__ = [
     "PlaceCard",
     "PlaceModifier",
     "PlayCard",
+    "RedFlag",
     "StockOutbound",
     "Unjam",
     "intent_from_json",

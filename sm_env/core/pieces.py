@@ -57,19 +57,32 @@ class Station:
 
 
 class Tray:
-    """A Crew Tray (C-trays.1): a free tray has office EMPTY. In a station it stands on
-    ``cell`` with ``consist`` (car codes west to east, ENGINE marking the engine); ``split``
-    of the cars standing on its card are west of it, the rest east."""
+    """A Crew Tray (C-trays.1). A free tray has ``train`` EMPTY. A train is in exactly one
+    place: at its origin Division Point (``at_dp``), on region ``region`` of Mainline card
+    ``line``, or in station ``office`` on ``cell`` with ``consist`` (car codes west to east,
+    ENGINE marking the engine); ``split`` of the cars standing on its card are west of it,
+    the rest east. ``direction`` is where the train runs (+1 east, -1 west); ``cleared_by``
+    is the Superintendent at its last highball (R10.1)."""
 
-    __slots__ = ("office", "cell", "consist", "facing", "train", "split")
+    __slots__ = (
+        "office", "cell", "consist", "facing", "train", "split",
+        "direction", "line", "region", "at_dp", "cleared_by",
+    )  # fmt: skip
+
+    office: int
+    cell: Cell | None
+    consist: tuple[int, ...]
+    facing: int  # +1 engine faces east, -1 west
+    train: int
+    split: int
+    direction: int
+    line: int
+    region: int
+    at_dp: bool
+    cleared_by: int
 
     def __init__(self) -> None:
-        self.office = EMPTY
-        self.cell: Cell | None = None
-        self.consist: tuple[int, ...] = ()
-        self.facing = 1  # +1 engine faces east, -1 west
-        self.train = EMPTY
-        self.split = 0
+        self.free()
 
     def copy(self) -> Tray:
         other = Tray.__new__(Tray)
@@ -79,4 +92,29 @@ class Tray:
         other.facing = self.facing
         other.train = self.train
         other.split = self.split
+        other.direction = self.direction
+        other.line = self.line
+        other.region = self.region
+        other.at_dp = self.at_dp
+        other.cleared_by = self.cleared_by
         return other
+
+    def free(self) -> None:
+        """Back to the pool (D-run.2, D-collision.2); the caller has taken the cars off."""
+        self.office = EMPTY
+        self.cell = None
+        self.consist = ()
+        self.facing = 1
+        self.train = EMPTY
+        self.split = 0
+        self.direction = 0
+        self.line = EMPTY
+        self.region = 0
+        self.at_dp = False
+        self.cleared_by = EMPTY
+
+    def snapshot(self) -> list[object]:
+        return [
+            self.office, self.cell and list(self.cell), list(self.consist), self.facing, self.train,
+            self.split, self.direction, self.line, self.region, self.at_dp, self.cleared_by,
+        ]  # fmt: skip

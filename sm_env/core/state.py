@@ -10,7 +10,6 @@ Rule ids refer to docs/rules.md.
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import json
 from bisect import insort
@@ -18,18 +17,23 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from sm_env.core import station as switching
+from sm_env.core import trains
 from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_name, car_type
 from sm_env.core.catalogue import CardKind, Catalogue, Deck, FacilitySpec, load_catalogue
 from sm_env.core.config import GameConfig, Mode
 from sm_env.core.errors import ConfigError, IllegalIntent
 from sm_env.core.intents import (
+    AddCar,
     Area,
     Cell,
+    ChooseDivisionPoint,
     ChooseSwitch,
+    Clearance,
     ClearInbound,
     Discard,
     DrawDepartment,
     DrawHomeOffice,
+    EndConsist,
     EndSwitching,
     EndTurn,
     Intent,
@@ -39,10 +43,12 @@ from sm_env.core.intents import (
     PlaceCard,
     PlaceModifier,
     PlayCard,
+    RedFlag,
     StockOutbound,
     Unjam,
     malformed,
 )
+from sm_env.core.phases import SEAT_TURN_PHASES, Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station, Tray
 from sm_env.core.rng import Rng
 
@@ -59,15 +65,6 @@ HAND_SIZE = 3
 MOVES_PER_SWITCH = 6
 MOVES_AT_NIGHT = 5
 EXTRA_TRAYS = 3
-
-
-class Phase(enum.Enum):
-    """What the game is waiting for. One enum drives what is legal (R5.1)."""
-
-    LOCAL_OPS = "local_operations"  # the seat picks switch, draw, Freight Agent or pass
-    SWITCHING = "switching"  # the seat spends its Moves
-    CARD_PLAY = "card_play"  # after a draw: play, discard, then end the turn
-    GAME_OVER = "game_over"
 
 
 _PHASE_INTENTS: dict[Phase, frozenset[IntentKind]] = {
@@ -92,6 +89,11 @@ _PHASE_INTENTS: dict[Phase, frozenset[IntentKind]] = {
             IntentKind.END_TURN,
         }
     ),
+    Phase.NEW_TRAIN: frozenset({IntentKind.ADD_CAR}),
+    Phase.EXTRA_SIDE: frozenset({IntentKind.CHOOSE_DIVISION_POINT}),
+    Phase.EXTRA_CONSIST: frozenset({IntentKind.ADD_CAR, IntentKind.END_CONSIST}),
+    Phase.CLEARANCE: frozenset({IntentKind.CLEARANCE}),
+    Phase.RED_FLAG: frozenset({IntentKind.RED_FLAG}),
     Phase.GAME_OVER: frozenset(),
 }
 
@@ -139,6 +141,14 @@ class GameState:
         "revenue_by_seat",
         "moves_left",
         "events",
+        "held",
+        "actor",
+        "building",
+        "build_owner",
+        "build_turn",
+        "mainline_queue",
+        "collision",
+        "red_flag_card",
     )
 
     config: GameConfig
@@ -169,6 +179,14 @@ class GameState:
     revenue_by_seat: list[int]
     moves_left: int
     events: list[Event]
+    held: list[int]  # timetabled trains due but without a Crew Tray, by number (R7.1)
+    actor: int  # the deciding seat outside the seat-by-seat phases
+    building: int  # the tray of the train being made up, or EMPTY
+    build_owner: int  # the seat choosing an Extra's consist, or EMPTY for a timetabled train
+    build_turn: int  # timetabled: next seat position from the Fedora; Extra: 1 once done
+    mainline_queue: list[int]  # trays still to act this Mainline Phase; the first is acting
+    collision: trains.Collision | None  # waiting for a RED FLAG decision
+    red_flag_card: int  # catalogue index of the RED FLAG, or EMPTY
 
     # ------------------------------------------------------------------ setup (R4)
 
@@ -194,6 +212,13 @@ class GameState:
         state.set_aside = []
         state.timetable = [EMPTY] * STAGES_PER_DAY
         state.pending_extras = []
+        state.held = []
+        state.actor = state.building = state.build_owner = EMPTY
+        state.build_turn = 0
+        state.mainline_queue = []
+        state.collision = None
+        red_flags = cat.of_kind(CardKind.RED_FLAG)
+        state.red_flag_card = red_flags[0] if red_flags else EMPTY
 
         # R4.2: a Mainline card drawn at random between neighbours and at both ends.
         mainline_deck = cat.deck(Deck.MAINLINE)
@@ -271,7 +296,7 @@ class GameState:
         state.classification = [0] * N_CAR_CODES
         state.trays = [Tray() for _ in range(n + EXTRA_TRAYS)]
 
-        state._log("setup", -1, state._chain_text())
+        state.log("setup", -1, state._chain_text())
         state._start_local_turn()
         return state
 
@@ -279,7 +304,7 @@ class GameState:
         """Each seat rolls the D12 in seat order; the first seat tied for highest wins."""
         rolls = [self.rng.d12() for _ in range(self.n)]
         winner = rolls.index(max(rolls))
-        self._log(what, winner, f"{what} rolls {rolls}: seat {winner} highest")
+        self.log(what, winner, f"{what} rolls {rolls}: seat {winner} highest")
         return winner
 
     def _is_even_timetabled(self, card: int) -> bool:
@@ -290,9 +315,10 @@ class GameState:
 
     def current_player(self) -> int:
         """The seat that must decide now, or -1 once the game is over."""
-        if self.phase is Phase.GAME_OVER:
-            return -1
-        return (self.fedora + self.turn) % self.n
+        phase = self.phase
+        if phase in SEAT_TURN_PHASES:
+            return (self.fedora + self.turn) % self.n
+        return -1 if phase is Phase.GAME_OVER else self.actor
 
     def is_terminal(self) -> bool:
         return self.phase is Phase.GAME_OVER
@@ -328,6 +354,8 @@ class GameState:
         phase = self.phase
         if phase is Phase.GAME_OVER:
             return []
+        if phase not in SEAT_TURN_PHASES:
+            return trains.legal_train_intents(self)
         seat = (self.fedora + self.turn) % self.n
         if phase is Phase.LOCAL_OPS:
             out: list[Intent] = [Pass(seat)]
@@ -449,7 +477,7 @@ class GameState:
     # Local Operations choices (R6)
 
     def _apply_pass(self, intent: Pass) -> None:
-        self._log("pass", intent.seat, f"seat {intent.seat} passes")
+        self.log("pass", intent.seat, f"seat {intent.seat} passes")
         self._end_choice(intent.seat)
 
     def _apply_choose_switch(self, intent: ChooseSwitch) -> None:
@@ -460,7 +488,7 @@ class GameState:
         night = self.config.house_rules.reduced_visibility and self.stage in NIGHT_STAGES
         self.moves_left = MOVES_AT_NIGHT if night else MOVES_PER_SWITCH
         self.phase = Phase.SWITCHING
-        self._log("switch", intent.seat, f"seat {intent.seat} switches with {self.moves_left} Moves")
+        self.log("switch", intent.seat, f"seat {intent.seat} switches with {self.moves_left} Moves")
 
     def _apply_end_switching(self, intent: EndSwitching) -> None:
         self.moves_left = 0
@@ -471,7 +499,7 @@ class GameState:
             raise IllegalIntent("R6.2.1", "the Home Office deck is empty")
         card = self.home_office.pop()
         insort(self.hands[intent.seat], card)
-        self._log("draw", intent.seat, f"seat {intent.seat} draws {self._name(card)} from the Home Office")
+        self.log("draw", intent.seat, f"seat {intent.seat} draws {self._name(card)} from the Home Office")
         if not self.home_office:
             self._reshuffle()
         self.phase = Phase.CARD_PLAY
@@ -484,7 +512,7 @@ class GameState:
             raise IllegalIntent("R6.2.1", f"Department {d} is empty")
         card = self.departments[d].pop()
         insort(self.hands[intent.seat], card)
-        self._log("draw", intent.seat, f"seat {intent.seat} takes {self._name(card)} from Department {d}")
+        self.log("draw", intent.seat, f"seat {intent.seat} takes {self._name(card)} from Department {d}")
         if not self.departments[d]:
             self._refill_department(d)
         self.phase = Phase.CARD_PLAY
@@ -502,11 +530,9 @@ class GameState:
             raise IllegalIntent("R9.1.3", "the green box is full")
         if not self.division[code]:
             raise IllegalIntent("C-yards.1", f"the Division Yard holds no {car_name(code)}")
-        self._take_from_division(code)
+        self.take_from_division(code)
         boxes.outbound.append(code)
-        self._log(
-            "freight-agent", intent.seat, f"seat {intent.seat} stocks a {car_name(code)} on a green box"
-        )
+        self.log("freight-agent", intent.seat, f"seat {intent.seat} stocks a {car_name(code)} on a green box")
         self._end_choice(intent.seat)
 
     def _apply_clear_inbound(self, intent: ClearInbound) -> None:
@@ -514,8 +540,8 @@ class GameState:
         if intent.car not in boxes.inbound:
             raise IllegalIntent("R6.3.2", "that car is not in the facility's red box")
         boxes.inbound.remove(intent.car)
-        self._retire(intent.car)
-        self._log(
+        self.retire(intent.car)
+        self.log(
             "freight-agent", intent.seat, f"seat {intent.seat} clears a {car_name(intent.car)} from a red box"
         )
         self._end_choice(intent.seat)
@@ -531,8 +557,8 @@ class GameState:
             if boxes.work[area - 1] != intent.car or intent.car == EMPTY:
                 raise IllegalIntent("R6.3.3", f"the {area.name} slot does not hold that car")
             boxes.work[area - 1] = EMPTY
-        self._retire(intent.car)
-        self._log("freight-agent", intent.seat, f"seat {intent.seat} unjams a {car_name(intent.car)}")
+        self.retire(intent.car)
+        self.log("freight-agent", intent.seat, f"seat {intent.seat} unjams a {car_name(intent.car)}")
         self._end_choice(intent.seat)
 
     def _own_facility(self, seat: int, cell: Cell, rule: str) -> tuple[Boxes, FacilitySpec]:
@@ -558,7 +584,7 @@ class GameState:
                 self._bring_in_sister(spec.train.number + 1, seat)
         elif spec.kind is CardKind.EXTRA_TRAIN:
             self.pending_extras.append((card, seat))
-            self._log("play-extra", seat, f"seat {seat} plays {spec.name}; it runs when a Crew Tray is free")
+            self.log("play-extra", seat, f"seat {seat} plays {spec.name}; it runs when a Crew Tray is free")
         else:
             self._upgrade_office(seat, card)
 
@@ -605,7 +631,7 @@ class GameState:
         self.hands[seat].remove(card)
         switching.place(self, card, intent.cell, intent.rotated, self.office_of_seat[seat])
         turned = " turned 180°" if intent.rotated else ""
-        self._log("place", seat, f"seat {seat} lays {self._name(card)}{turned} at {intent.cell}")
+        self.log("place", seat, f"seat {seat} lays {self._name(card)}{turned} at {intent.cell}")
 
     def _apply_place_modifier(self, intent: PlaceModifier) -> None:
         seat, card = intent.seat, intent.card
@@ -617,7 +643,7 @@ class GameState:
         station = self.stations[self.office_of_seat[seat]]
         station.grid[intent.cell] = (card, False)
         station.modifiers[intent.cell] = intent.facility
-        self._log(
+        self.log(
             "place", seat, f"seat {seat} lays {self._name(card)} at {intent.cell}, serving {intent.facility}"
         )
 
@@ -625,7 +651,7 @@ class GameState:
         switching.apply_move(self, intent)
         self.moves_left -= 1
         drops = sum(intent.drops) + intent.push
-        self._log(
+        self.log(
             "move",
             intent.seat,
             f"seat {intent.seat} moves tray {intent.tray} {intent.path[0]} -> {intent.path[-1]}"
@@ -642,7 +668,7 @@ class GameState:
         while self.timetable[slot] != EMPTY:
             slot = (slot + 1) % STAGES_PER_DAY
         self.timetable[slot] = card
-        self._log(
+        self.log(
             "play-train",
             seat,
             f"seat {seat} plays {self._name(card)}: rolled {roll}, "
@@ -666,7 +692,7 @@ class GameState:
         else:
             self.salvage.append(old)
         station.boxes.setdefault(OFFICE_CELL, Boxes())
-        self._log("upgrade", seat, f"seat {seat} upgrades its {self._name(old)} to a {self._name(card)}")
+        self.log("upgrade", seat, f"seat {seat} upgrades its {self._name(old)} to a {self._name(card)}")
 
     def _apply_discard(self, intent: Discard) -> None:
         seat, card, d = intent.seat, intent.card, intent.department
@@ -675,7 +701,7 @@ class GameState:
             raise IllegalIntent("R6.2.4", f"there is no Department {d} (they are 0, 1 and 2)")
         self.hands[seat].remove(card)
         self.departments[d].append(card)
-        self._log("discard", seat, f"seat {seat} discards {self._name(card)} onto Department {d}")
+        self.log("discard", seat, f"seat {seat} discards {self._name(card)} onto Department {d}")
 
     def _apply_end_turn(self, intent: EndTurn) -> None:
         hand = self.hands[intent.seat]
@@ -705,17 +731,26 @@ class GameState:
         if self.turn < self.n:
             self._start_local_turn()
             return
-        # New Train, Mainline and Cargo phases: their decisions come with later issues.
+        trains.begin_new_train_phase(self)  # then the Mainline Phase and the rest of the Stage
+
+    def after_mainline(self) -> None:
+        """The Cargo Phase (its decisions come with the cargo issue), then the Stage ends."""
+        self.actor = EMPTY
         self._end_stage()
         if self.phase is not Phase.GAME_OVER:
             self.turn = 0
             self._start_local_turn()
 
+    def earn(self, seat: int, amount: int, rule: str, text: str) -> None:
+        """A change of a seat's Revenue (R2.4.7), logged with the rule that causes it."""
+        self.revenue_by_seat[seat] += amount
+        self.log("revenue", seat, f"{text} [{rule}: {amount:+d}]")
+
     def _end_stage(self) -> None:
         if self.stage in SHIFT_CHANGE_STAGES:  # R5.1.5
             old = self.fedora
             self.fedora = (old + 1) % self.n
-            self._log(
+            self.log(
                 "fedora",
                 self.fedora,
                 f"{CLOCK[self.stage]} shift change: the Fedora passes from seat {old} to seat {self.fedora}",
@@ -727,7 +762,7 @@ class GameState:
         if self.stage < STAGES_PER_DAY - 1:
             self.stage += 1
             return
-        self._log("day-end", -1, f"day {self.day + 1} ends; revenue {self.revenue_by_seat}")
+        self.log("day-end", -1, f"day {self.day + 1} ends; revenue {self.revenue_by_seat}")
         if self.day + 1 >= self.config.days:  # the clock stays on the last Stage played
             self._game_over(f"{self.config.days} day(s) played")
             return
@@ -743,7 +778,7 @@ class GameState:
         self.office_of_seat = [old[(s + 1) % n] for s in range(n)]
         for seat, office in enumerate(self.office_of_seat):
             self.seat_of_office[office] = seat
-        self._log("rotation", -1, f"employee rotation: seat -> office {self.office_of_seat}")
+        self.log("rotation", -1, f"employee rotation: seat -> office {self.office_of_seat}")
 
     def _target_reached(self) -> bool:
         target = self.config.target_revenue
@@ -755,7 +790,7 @@ class GameState:
 
     def _game_over(self, why: str) -> None:
         self.phase = Phase.GAME_OVER
-        self._log("game-over", -1, f"game over: {why}; revenue {self.revenue_by_seat}")
+        self.log("game-over", -1, f"game over: {why}; revenue {self.revenue_by_seat}")
 
     # Decks (R6.2.5, R6.2.6)
 
@@ -764,7 +799,7 @@ class GameState:
             return
         card = self.home_office.pop()
         self.departments[d].append(card)
-        self._log("department-refill", -1, f"Department {d} refilled with {self._name(card)}")
+        self.log("department-refill", -1, f"Department {d} refilled with {self._name(card)}")
         if not self.home_office:
             self._reshuffle()
 
@@ -779,23 +814,23 @@ class GameState:
         for d in range(DEPARTMENTS):
             if pool:
                 self.departments[d].append(pool.pop())
-        self._log("reshuffle", -1, f"Home Office reshuffled: {len(pool)} cards, Departments re-dealt")
+        self.log("reshuffle", -1, f"Home Office reshuffled: {len(pool)} cards, Departments re-dealt")
 
     # Yards (C-yards)
 
-    def _take_from_division(self, code: int) -> None:
+    def take_from_division(self, code: int) -> None:
         self.division[code] -= 1
         self.division_total -= 1
         if self.division_total == 0:  # C-yards.2
             self.division, self.classification = self.classification, [0] * N_CAR_CODES
             self.division_total = sum(self.division)
-            self._log(
+            self.log(
                 "yard-refill",
                 -1,
                 f"Division Yard empty: {self.division_total} cars return from the Classification Yard",
             )
 
-    def _retire(self, code: int) -> None:
+    def retire(self, code: int) -> None:
         """C-yards.3: used cars go to the Classification Yard; cabooses to the Division Yard."""
         if car_type(code) == CABOOSE:
             self.division[code] += 1
@@ -836,6 +871,14 @@ class GameState:
         other.revenue_by_seat = self.revenue_by_seat[:]
         other.moves_left = self.moves_left
         other.events = []
+        other.held = self.held[:]
+        other.actor = self.actor
+        other.building = self.building
+        other.build_owner = self.build_owner
+        other.build_turn = self.build_turn
+        other.mainline_queue = self.mainline_queue[:]
+        other.collision = self.collision
+        other.red_flag_card = self.red_flag_card
         return other
 
     def snapshot(self) -> dict[str, Any]:
@@ -868,14 +911,16 @@ class GameState:
             ],
             "timetable": self.timetable[:],
             "pending_extras": [list(p) for p in self.pending_extras],
-            "trays": [
-                [t.office, t.cell and list(t.cell), list(t.consist), t.facing, t.train, t.split]
-                for t in self.trays
-            ],
+            "trays": [tray.snapshot() for tray in self.trays],
             "division": self.division[:],
             "classification": self.classification[:],
             "revenue": self.revenue_by_seat[:],
             "moves_left": self.moves_left,
+            "held": self.held[:],
+            "actor": self.actor,
+            "building": [self.building, self.build_owner, self.build_turn],
+            "mainline_queue": self.mainline_queue[:],
+            "collision": self.collision and [list(x) if isinstance(x, tuple) else x for x in self.collision],
         }
 
     def state_hash(self) -> str:
@@ -918,6 +963,17 @@ class GameState:
             return f"{s}: lay {self._name(intent.card)}{turned} at {intent.cell}"
         if isinstance(intent, PlaceModifier):
             return f"{s}: lay {self._name(intent.card)} at {intent.cell}, serving {intent.facility}"
+        if isinstance(intent, AddCar):
+            return f"{s}: add a {car_name(intent.car)} to the new train"
+        if isinstance(intent, EndConsist):
+            return f"{s}: the Extra's consist is complete"
+        if isinstance(intent, ChooseDivisionPoint):
+            side, runs = ("East", "west") if intent.east else ("West", "east")
+            return f"{s}: set the Extra at the {side} Division Point (it runs {runs})"
+        if isinstance(intent, Clearance):
+            return f"{s}: {'clear' if intent.clear else 'hold'} the following train"
+        if isinstance(intent, RedFlag):
+            return f"{s}: {'play' if intent.play else 'do not play'} a RED FLAG"
         path = " -> ".join(str(cell) for cell in intent.path)
         return f"{s}: move tray {intent.tray} {path}, drops {list(intent.drops)}, push {intent.push}"
 
@@ -936,7 +992,7 @@ class GameState:
         parts.append("East Division Point")
         return " - ".join(parts)
 
-    def _log(self, kind: str, seat: int, text: str) -> None:
+    def log(self, kind: str, seat: int, text: str) -> None:
         self.events.append(Event(self.day, self.stage, kind, seat, text))
 
 
@@ -955,6 +1011,11 @@ _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     MoveTray: GameState._apply_move_tray,
     PlaceCard: GameState._apply_place_card,
     PlaceModifier: GameState._apply_place_modifier,
+    AddCar: trains.apply_add_car,
+    EndConsist: trains.apply_end_consist,
+    ChooseDivisionPoint: trains.apply_choose_division_point,
+    Clearance: trains.apply_clearance,
+    RedFlag: trains.apply_red_flag,
 }
 
 __all__ = ["CLOCK", "Boxes", "Event", "GameState", "Phase", "Station", "Tray"]
