@@ -106,9 +106,18 @@ def pass_turns(state: GameState, count: int) -> None:
 
 
 def finish_stage(state: GameState) -> None:
-    """Everyone still to act in this Stage passes."""
+    """Everyone still to act in this Stage passes; train decisions take the first legal one."""
     stages = state.stages_played
     while state.stages_played == stages and not state.is_terminal():
+        seat = state.current_player()
+        state.apply(Pass(seat) if state.phase is Phase.LOCAL_OPS else state.legal_intents()[0])
+
+
+def pass_local_ops(state: GameState) -> None:
+    """Every seat still to act in this Stage's Local Operations passes: the New Train and
+    Mainline phases run until their first decision, or the next Stage begins."""
+    stages = state.stages_played
+    while state.phase is Phase.LOCAL_OPS and state.stages_played == stages:
         state.apply(Pass(state.current_player()))
 
 
@@ -460,21 +469,23 @@ def place_facility(
 
 
 def schedule_by_hand(state: GameState, card: int, slot: int | None = None) -> int:
-    """Put timetabled train ``card`` on the turn chart (at ``slot`` or the first free one) if it
-    is not there yet; returns its slot."""
+    """Put timetabled train ``card`` on the turn chart (at ``slot`` or the last free one, so it
+    is not due soon) if it is not there yet; returns its slot."""
     if card in state.timetable:
         return state.timetable.index(card)
     if slot is None:
-        slot = state.timetable.index(EMPTY)
+        slot = max(s for s, c in enumerate(state.timetable) if c == EMPTY)
     assert state.timetable[slot] == EMPTY
     move_card(state, card, from_set_aside=True)
     state.timetable[slot] = card
     return slot
 
 
-def make_train(state: GameState, index: int, train_id: str | None = None) -> Tray:
-    """Turn free tray ``index`` into a timetabled train (``train_id``, by default the first
-    not running), a bare engine placed nowhere yet: the caller sets where it stands."""
+def make_train(state: GameState, index: int, train_id: str | None = None, direction: int = 1) -> Tray:
+    """Turn free tray ``index`` into a train, a bare engine placed nowhere yet (the caller
+    sets where it stands): timetabled train ``train_id`` (by default the first not running),
+    put on the chart if needed; or an Extra running in ``direction``, its card taken from
+    wherever it lies."""
     tray = state.trays[index]
     assert tray.train == EMPTY
     running = {t.train for t in state.trays}
@@ -482,14 +493,54 @@ def make_train(state: GameState, index: int, train_id: str | None = None) -> Tra
         card = next(c for c in of_kind(CardKind.TRAIN) if c not in running and c not in state.held)
     else:
         card = cid(train_id)
-    schedule_by_hand(state, card)
     spec = CAT.cards[card].train
     assert spec is not None
+    if spec.extra:
+        move_card(state, card)
+    else:
+        schedule_by_hand(state, card)
+        direction = 1 if spec.direction == "east" else -1
     tray.train = card
-    tray.direction = tray.facing = 1 if spec.direction == "east" else -1
+    tray.direction = tray.facing = direction
     tray.consist = (ENGINE,)
     tray.cleared_by = state.fedora
     return tray
+
+
+def lay_by_hand(
+    state: GameState, office: int, cell: tuple[int, int], card_id: str, rotated: bool = False
+) -> None:
+    """Put a track card from the decks on a free cell of ``office``'s station, by hand."""
+    station = state.stations[office]
+    assert cell not in station.grid
+    card = cid(card_id)
+    move_card(state, card)
+    station.grid[cell] = (card, rotated)
+
+
+def put_train_on_line(
+    state: GameState, line: int, region: int, train_id: str | None = None, direction: int = 1
+) -> Tray:
+    """A train (``make_train`` on the first free tray) on ``region`` of Mainline card ``line``."""
+    tray = make_train(state, free_tray(state), train_id, direction)
+    tray.line, tray.region = line, region
+    return tray
+
+
+def put_train_at_dp(state: GameState, train_id: str | None = None, direction: int = 1) -> Tray:
+    """A train (``make_train`` on the first free tray) waiting at its origin Division Point."""
+    tray = make_train(state, free_tray(state), train_id, direction)
+    tray.at_dp = True
+    return tray
+
+
+def put_train_at_office(state: GameState, office: int, train_id: str | None = None) -> Tray:
+    """A train (a bare engine, ``make_train``) on an A/D track of ``office``."""
+    return put_tray_in_station(state, state.seat_of_office[office], OFFICE_CELL, train_id=train_id)
+
+
+def mainline_regions(state: GameState, line: int) -> int:
+    return CAT.cards[state.mainline[line]].regions
 
 
 def put_tray_in_station(

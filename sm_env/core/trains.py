@@ -525,6 +525,8 @@ def apply_red_flag(state: GameState, intent: RedFlag) -> None:
     if intent.play:
         state.hands[intent.seat].remove(state.red_flag_card)
         state.salvage.append(state.red_flag_card)
+        if collision.struck in state.mainline_queue:  # the flag stops both trains this Stage
+            state.mainline_queue.remove(collision.struck)
         label = train_label(state, state.trays[collision.mover].train)
         state.log(
             "red-flag",

@@ -1,0 +1,335 @@
+"""Collisions (R10, R8.2.3, R8.2.4, D-mainline.3, D-collision) and the RED FLAG (D-redflag.1):
+what is struck, what leaves play, and who loses the 5 Revenue."""
+
+from __future__ import annotations
+
+from bisect import insort
+
+import pytest
+from conftest import (
+    CAT,
+    EMPTY,
+    ENGINE,
+    assert_invariants,
+    cid,
+    expect_illegal,
+    finish_stage,
+    mainline_regions,
+    move_card,
+    new_state,
+    pass_local_ops,
+    put_train_at_office,
+    put_train_on_line,
+    put_tray_in_station,
+    schedule_by_hand,
+    set_office,
+    take_cars,
+)
+
+from sm_env.core import station as switching
+from sm_env.core import trains
+from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, car_code
+from sm_env.core.intents import Clearance, Pass, RedFlag
+from sm_env.core.state import GameState, Phase, Tray
+
+COACH_L = car_code(COACH, True)
+BOXCAR_E = car_code(BOXCAR, False)
+PENALTY = 5  # R10.1, R10.2
+
+
+def arriving(state: GameState, office: int, train_id: str, direction: int = 1) -> Tray:
+    """A train on the last region before ``office`` in its direction: it arrives this phase.
+    ``direction`` is for an Extra; a timetabled train runs its card's way."""
+    spec = CAT.card(train_id).train
+    assert spec is not None
+    if not spec.extra:
+        direction = 1 if spec.direction == "east" else -1
+    line = office if direction > 0 else office + 1
+    region = mainline_regions(state, line) - 1 if direction > 0 else 0
+    return put_train_on_line(state, line, region, train_id, direction)
+
+
+def give_red_flag(state: GameState, seat: int) -> None:
+    """A RED FLAG in place of the seat's first card (which goes under the Home Office)."""
+    state.home_office.insert(0, state.hands[seat].pop(0))
+    card = cid("red-flag")
+    move_card(state, card, from_set_aside=True)
+    insort(state.hands[seat], card)
+
+
+def charged(state: GameState, before: tuple[int, ...]) -> dict[int, int]:
+    """Revenue changes by seat since ``before``."""
+    return {s: r - b for s, (r, b) in enumerate(zip(state.revenue(), before, strict=True)) if r != b}
+
+
+def revenue_rules(state: GameState) -> list[str]:
+    return [e.text.rsplit("[", 1)[1].split(":")[0] for e in state.events if e.kind == "revenue"]
+
+
+# ----------------------------------------------------------------------------- arrivals (R8.2.3)
+
+
+@pytest.mark.parametrize(("train_id", "limits"), [("train-2", (0, -1)), ("train-1", (0, 1))])
+def test_r8_2_3_cars_inside_the_limits_wreck_an_arriving_train(
+    train_id: str, limits: tuple[int, int]
+) -> None:
+    state = new_state(3, 4)
+    tray = arriving(state, 1, train_id)
+    cars = tuple(take_cars(state, [COACH_L, CABOOSE_CODE]))
+    state.stations[1].cars[limits] = cars
+    classification, division, before = state.classification[:], state.division[:], state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY  # D-collision.2: the train is removed, its tray freed
+    assert limits not in state.stations[1].cars  # and so are the cars it struck
+    assert state.classification[COACH_L] == classification[COACH_L] + 1
+    assert state.division[CABOOSE_CODE] == division[CABOOSE_CODE] + 1  # C-yards.3
+    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}  # R10.2
+    assert revenue_rules(state) == ["R8.2.3"]
+    assert_invariants(state)
+
+
+def test_r8_2_3_cars_behind_the_office_do_not_matter() -> None:
+    state = new_state(3, 4)
+    tray = arriving(state, 1, "train-2")  # eastbound: enters by the west Limits
+    state.stations[1].cars[(0, 1)] = tuple(take_cars(state, [COACH_L]))
+    before = state.revenue()
+    pass_local_ops(state)
+    assert tray.office == 1 and state.revenue() == before
+
+
+def test_r8_2_3_a_train_on_the_running_track_is_struck() -> None:
+    state = new_state(3, 4)
+    standing = put_tray_in_station(state, state.seat_of_office[1], (0, -1), train_id="train-6")
+    tray = arriving(state, 1, "train-2")
+    before = state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY and standing.train == EMPTY
+    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}
+    assert cid("train-6") in state.timetable and cid("train-2") in state.timetable  # R10.3
+    assert_invariants(state)
+
+
+def test_r8_2_3_a_full_office_is_a_collision() -> None:
+    """A Whistle Post has one A/D track: a train holding there is struck by the arrival."""
+    state = new_state(3, 4)
+    holding = put_train_at_office(state, 1, "train-4")
+    tray = arriving(state, 1, "train-2")
+    before = state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY and holding.train == EMPTY
+    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}
+
+
+def test_r8_2_3_d_collision_2_at_a_full_station_the_most_junior_train_is_struck() -> None:
+    state = new_state(3, 4)
+    set_office(state, state.seat_of_office[1], "station")  # two A/D tracks
+    senior = put_train_at_office(state, 1, "train-6")
+    junior = put_train_at_office(state, 1, "train-10")
+    tray = arriving(state, 1, "train-1")  # No. 1 acts first: nothing has left the office yet
+    pass_local_ops(state)
+    assert tray.train == EMPTY and junior.train == EMPTY
+    assert senior.train == cid("train-6")
+    assert_invariants(state)
+
+
+def test_r2_1_11_a_meet_at_a_station_with_two_a_d_tracks() -> None:
+    """No. 2 holds at a Station while opposing No. 1 is on the Mainline card ahead (R8.1.3);
+    No. 1 arrives on the second A/D track; both go their ways with no collision."""
+    state = new_state(3, 4)
+    set_office(state, state.seat_of_office[0], "station")
+    east = put_train_at_office(state, 0, "train-2")
+    west = put_train_on_line(state, 1, mainline_regions(state, 1) - 1, "train-1")
+    before = state.revenue()
+    pass_local_ops(state)
+    assert east.office == 0 and west.line == 1
+    assert any("R8.1.3" in e.text for e in state.events if e.kind == "hold")
+    while west.office != 0:
+        assert east.office == 0
+        pass_local_ops(state)
+    assert east.line == 1  # No. 1 is in, so No. 2 highballs in the same phase
+    pass_local_ops(state)
+    assert west.line == 0
+    assert state.revenue() == before
+    assert_invariants(state)
+
+
+# ----------------------------------------------------------------------------- departures (R8.2.4)
+
+
+def test_r8_2_4_cars_between_the_office_and_the_limits_wreck_a_departing_train() -> None:
+    state = new_state(3, 4)
+    tray = put_train_at_office(state, 1, "train-2")
+    state.stations[1].cars[(0, 1)] = tuple(take_cars(state, [BOXCAR_E, BOXCAR_E]))
+    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))  # behind it: no matter
+    before = state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY and (0, 1) not in state.stations[1].cars
+    assert state.stations[1].cars[(0, -1)] == (COACH_L,)
+    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}
+    assert revenue_rules(state) == ["R8.2.4"]
+    assert_invariants(state)
+
+
+def test_d_collision_2_only_the_group_met_first_is_struck() -> None:
+    """A train standing on the Limits with cars east of it: an eastbound departure meets the
+    train itself; with cars west of it, it meets those cars and the standing train stays."""
+    for split, struck_train in ((0, True), (1, False)):
+        state = new_state(3, 4)
+        move_card(state, cid("straight"))
+        switching.place(state, cid("straight"), (0, 1), False, 1)  # the Limits move out (D-grid.7)
+        standing = put_tray_in_station(state, state.seat_of_office[1], (0, 1), train_id="train-8")
+        state.stations[1].cars[(0, 1)] = tuple(take_cars(state, [COACH_L]))
+        standing.split = split
+        tray = put_train_at_office(state, 1, "train-2")
+        pass_local_ops(state)
+        assert tray.train == EMPTY
+        assert (standing.train == EMPTY) is struck_train
+        assert ((0, 1) in state.stations[1].cars) is struck_train
+        assert_invariants(state)
+
+
+# ----------------------------------------------------------------------------- Mainline (R10.1)
+
+
+def test_r10_1_opposing_trains_meeting_on_a_mainline_card() -> None:
+    """The Superintendent who cleared the moving train pays, even after the Fedora moved."""
+    state = new_state(3, 4)
+    east = put_train_on_line(state, 1, 0, "train-2")
+    west = put_train_on_line(state, 1, 1, "train-3")
+    cleared_by = (state.fedora + 1) % 3
+    east.cleared_by = cleared_by  # No. 2 moves first, into No. 3's region
+    before = state.revenue()
+    pass_local_ops(state)
+    assert east.train == EMPTY and west.train == EMPTY
+    assert charged(state, before) == {cleared_by: -PENALTY}
+    assert revenue_rules(state) == ["R10.1"]
+    assert_invariants(state)
+
+
+@pytest.mark.parametrize("clear", [True, False])
+def test_r10_1_clearing_a_follower_onto_an_occupied_start_region(clear: bool) -> None:
+    state = new_state(3, 4)
+    leader = put_train_on_line(state, 1, 0, "train-8")  # junior: it has not moved yet
+    follower = put_train_at_office(state, 0, "train-2")
+    before = state.revenue()
+    pass_local_ops(state)
+    assert state.phase is Phase.CLEARANCE
+    superintendent = state.fedora
+    state.apply(Clearance(superintendent, clear))
+    if clear:
+        assert follower.train == EMPTY and leader.train == EMPTY
+        assert charged(state, before) == {superintendent: -PENALTY}
+    else:
+        assert follower.office == 0 and leader.region == 1
+        assert state.revenue() == before
+    assert_invariants(state)
+
+
+def test_d_mainline_3_a_division_point_holds_any_number_of_trains() -> None:
+    state = new_state(1, 4)
+    first = put_train_on_line(state, 1, mainline_regions(state, 1) - 1, "train-2")
+    pass_local_ops(state)
+    assert first.train == EMPTY  # completed at the East DP, no collision there
+    assert state.revenue() == (0,)
+
+
+# ----------------------------------------------------------------------------- removal (D-collision.2)
+
+
+def test_d_collision_2_what_leaves_play() -> None:
+    state = new_state(3, 4)
+    extra = arriving(state, 1, "extra-9", direction=1)
+    extra.consist = (*take_cars(state, [CABOOSE_CODE, BOXCAR_E]), ENGINE)
+    holding = put_train_at_office(state, 1, "train-10")  # junior: still there when X9 arrives
+    holding.consist = (*take_cars(state, [COACH_L]), ENGINE)
+    classification, division = state.classification[:], state.division[:]
+    pass_local_ops(state)
+    assert extra.train == EMPTY and holding.train == EMPTY
+    assert state.salvage[-1] == cid("extra-9")  # the Extra's card to the Salvage Yard
+    assert cid("train-10") in state.timetable  # the timetabled card stays on the chart (R10.3)
+    assert state.division[CABOOSE_CODE] == division[CABOOSE_CODE] + 1
+    assert state.classification[BOXCAR_E] == classification[BOXCAR_E] + 1
+    assert state.classification[COACH_L] == classification[COACH_L] + 1
+    assert_invariants(state)
+
+
+def test_r10_3_a_wrecked_timetabled_train_runs_again_the_next_day() -> None:
+    state = new_state(1, 4, days=2)
+    schedule_by_hand(state, cid("train-2"), 0)
+    state.stations[0].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))  # a trap inside the Limits
+    while state.day == 0:
+        finish_stage(state)
+    assert any("COLLISION" in e.text for e in state.events)
+    assert not trains.running(state, cid("train-2"))
+    state.events.clear()
+    finish_stage(state)
+    assert any(e.kind == "new-train" and "No. 2" in e.text for e in state.events)
+
+
+# ----------------------------------------------------------------------------- RED FLAG
+
+
+def test_d_redflag_1_the_seat_to_pay_is_asked() -> None:
+    state = new_state(3, 4)
+    seat = state.seat_of_office[1]
+    give_red_flag(state, seat)
+    arriving(state, 1, "train-2")
+    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    pass_local_ops(state)
+    assert state.phase is Phase.RED_FLAG and state.current_player() == seat
+    assert state.legal_intents() == [RedFlag(seat, True), RedFlag(seat, False)]
+    expect_illegal(state, Pass(seat), "R5.0.1")
+    expect_illegal(state, RedFlag((seat + 1) % 3, True), "R5.0.1")
+
+
+def test_d_redflag_1_playing_it_stops_the_train_short() -> None:
+    state = new_state(3, 4)
+    seat = state.seat_of_office[1]
+    give_red_flag(state, seat)
+    tray = arriving(state, 1, "train-2")
+    where = (tray.line, tray.region)
+    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    before = state.revenue()
+    pass_local_ops(state)
+    state.apply(RedFlag(seat, True))
+    assert (tray.line, tray.region) == where  # it did not make the move
+    assert state.stations[1].cars[(0, -1)] == (COACH_L,)
+    assert state.revenue() == before
+    assert cid("red-flag") not in state.hands[seat] and state.salvage[-1] == cid("red-flag")
+    assert state.phase is Phase.LOCAL_OPS
+    assert_invariants(state)
+
+
+def test_d_redflag_1_declining_it_lets_the_collision_happen() -> None:
+    state = new_state(3, 4)
+    seat = state.seat_of_office[1]
+    give_red_flag(state, seat)
+    tray = arriving(state, 1, "train-2")
+    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    before = state.revenue()
+    pass_local_ops(state)
+    state.apply(RedFlag(seat, False))
+    assert tray.train == EMPTY
+    assert charged(state, before) == {seat: -PENALTY}
+    assert cid("red-flag") in state.hands[seat]
+    assert_invariants(state)
+
+
+def test_d_redflag_1_the_superintendent_may_flag_a_mainline_collision() -> None:
+    state = new_state(3, 4)
+    east = put_train_on_line(state, 1, 0, "train-2")
+    west = put_train_on_line(state, 1, 1, "train-3")
+    give_red_flag(state, east.cleared_by)
+    pass_local_ops(state)
+    assert state.phase is Phase.RED_FLAG and state.current_player() == east.cleared_by
+    state.apply(RedFlag(east.cleared_by, True))
+    assert (east.region, west.region) == (0, 1)  # both trains stop for this Stage
+    assert state.revenue() == (0, 0, 0)
+
+
+def test_d_redflag_1_no_flag_in_hand_no_question() -> None:
+    state = new_state(3, 4)
+    arriving(state, 1, "train-2")
+    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    pass_local_ops(state)
+    assert state.phase is Phase.LOCAL_OPS  # the collision was resolved at once

@@ -1,0 +1,325 @@
+"""The Mainline Phase (R8): departures from offices and Division Points, the highball
+conditions, movement region by region, arrivals, and completed runs (D-run)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import (
+    EMPTY,
+    ENGINE,
+    OFFICE_CELL,
+    assert_invariants,
+    cid,
+    expect_illegal,
+    finish_stage,
+    lay_by_hand,
+    mainline_regions,
+    new_state,
+    pass_local_ops,
+    put_train_at_dp,
+    put_train_at_office,
+    put_train_on_line,
+    put_tray_in_station,
+    schedule_by_hand,
+    set_office,
+    take_cars,
+)
+
+from sm_env.core import trains
+from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, car_code
+from sm_env.core.intents import Clearance, Pass
+from sm_env.core.state import GameState, Phase
+from sm_env.core.trains import makeup_problem, next_subdivision
+
+COACH_L = car_code(COACH, True)
+BOXCAR_E = car_code(BOXCAR, False)
+HOPPER_L = car_code(HOPPER, True)
+
+
+def seat_of(state: GameState, office: int) -> int:
+    return state.seat_of_office[office]
+
+
+def upgrade(state: GameState, office: int, card_id: str = "depot") -> None:
+    set_office(state, seat_of(state, office), card_id)
+
+
+def hold_events(state: GameState) -> list[str]:
+    return [e.text for e in state.events if e.kind == "hold"]
+
+
+# ----------------------------------------------------------------------------- movement
+
+
+@pytest.mark.parametrize("train_id", ["train-2", "train-1"])
+def test_r8_2_1_a_train_at_its_dp_departs_onto_the_start_region(train_id: str) -> None:
+    state = new_state(3, 4)
+    tray = put_train_at_dp(state, train_id)
+    pass_local_ops(state)
+    if tray.direction > 0:
+        assert (tray.line, tray.region) == (0, 0)  # eastbound: westernmost region of Mainline 0
+    else:
+        assert (tray.line, tray.region) == (3, mainline_regions(state, 3) - 1)
+    assert not tray.at_dp and tray.cleared_by == state.fedora
+    assert_invariants(state)
+
+
+def test_r8_2_1_one_region_per_stage_then_straight_to_the_office() -> None:
+    """D-mainline.1 / R8.2.2: k regions take k Mainline Phases, the next one arrives."""
+    state = new_state(3, 4)
+    tray = put_train_on_line(state, 1, 0, "train-2")  # eastbound on Mainline 1, Start region
+    for region in range(1, mainline_regions(state, 1)):
+        pass_local_ops(state)
+        assert (tray.line, tray.region) == (1, region)
+    pass_local_ops(state)
+    assert (tray.office, tray.cell, tray.line) == (1, OFFICE_CELL, EMPTY)
+    assert any(e.kind == "arrive" and "office 1" in e.text for e in state.events)
+    assert_invariants(state)
+
+
+def test_r8_2_2_an_arrived_train_is_tested_from_the_next_phase_on() -> None:
+    state = new_state(3, 4)
+    tray = put_train_on_line(state, 1, mainline_regions(state, 1) - 1, "train-2")
+    pass_local_ops(state)
+    assert tray.office == 1 and tray.cell == OFFICE_CELL
+    pass_local_ops(state)  # the next Stage it highballs onto Mainline 2
+    assert (tray.line, tray.region) == (2, 0)
+
+
+def test_r8_2_2_westbound_trains_run_east_to_west() -> None:
+    state = new_state(3, 4)
+    tray = put_train_on_line(state, 2, 0, "train-1")  # westbound, last region of its way
+    pass_local_ops(state)
+    assert (tray.office, tray.cell) == (1, OFFICE_CELL)
+    pass_local_ops(state)
+    assert (tray.line, tray.region) == (1, mainline_regions(state, 1) - 1)
+
+
+# ----------------------------------------------------------------------------- order
+
+
+@pytest.mark.parametrize(
+    ("follower_id", "leader_id", "collides"), [("train-2", "train-4", True), ("train-4", "train-2", False)]
+)
+def test_r8_0_1_lower_numbers_move_first(follower_id: str, leader_id: str, collides: bool) -> None:
+    """R8.0.1: a senior follower one region behind moves first, into its leader (D-mainline.3);
+    a junior one moves after the leader has gone on."""
+    state = new_state(3, 4)
+    follower = put_train_on_line(state, 1, 0, follower_id)
+    leader = put_train_on_line(state, 1, 1, leader_id)
+    pass_local_ops(state)
+    assert (follower.train == EMPTY and leader.train == EMPTY) is collides
+    if not collides:
+        assert follower.region == 1
+
+
+def test_r8_0_1_a_timetabled_train_outranks_the_extra_of_its_number() -> None:
+    state = new_state(3, 4)
+    last = mainline_regions(state, 1) - 1
+    extra = put_train_on_line(state, 1, last, "extra-3", direction=-1)  # follower, westbound
+    no3 = put_train_on_line(state, 1, last - 1, "train-3")  # leader, one region west
+    assert trains.seniority(state, no3) < trains.seniority(state, extra)
+    pass_local_ops(state)
+    assert no3.train != EMPTY and extra.train != EMPTY  # No. 3 moved first: no collision
+    assert extra.region == last - 1
+
+
+def test_d_mainline_2_each_train_acts_once_per_phase() -> None:
+    state = new_state(3, 4)
+    tray = put_train_on_line(state, 1, 0, "train-2")
+    pass_local_ops(state)
+    assert tray.region == 1  # moved exactly one region, not more
+
+
+# ----------------------------------------------------------------------------- highball
+
+
+def test_r8_1_1_only_trains_on_the_office_card_or_at_the_dp_depart() -> None:
+    state = new_state(3, 4)
+    on_limits = put_tray_in_station(state, seat_of(state, 1), (0, 1), train_id="train-2")
+    lay_by_hand(state, 1, (1, 0), "straight")
+    siding = put_tray_in_station(state, seat_of(state, 1), (1, 0), train_id="train-4")
+    pass_local_ops(state)
+    assert (on_limits.office, on_limits.cell) == (1, (0, 1))  # on the Limits: never departs
+    assert (siding.office, siding.cell) == (1, (1, 0))
+    assert_invariants(state)
+
+
+def test_r8_1_2_a_train_made_up_out_of_order_holds() -> None:
+    state = new_state(3, 4)
+    tray = put_train_at_office(state, 1, "train-6")  # coach 2, boxcar 1, reefer 1, caboose required
+    tray.consist = tuple(take_cars(state, [COACH_L])) + (ENGINE,) + tuple(take_cars(state, [BOXCAR_E]))
+    assert makeup_problem(state, tray) == "its engine is not at an outer end"
+    pass_local_ops(state)
+    assert tray.office == 1 and any("R8.1.2" in text for text in hold_events(state))
+    assert_invariants(state)
+
+
+@pytest.mark.parametrize(
+    ("train_id", "cars", "engine_first", "problem"),
+    [
+        ("train-6", [CABOOSE_CODE, COACH_L], True, "its caboose is not at the end opposite the engine"),
+        ("train-1", [COACH_L, CABOOSE_CODE], True, "its card forbids a caboose"),
+        ("train-9", [HOPPER_L, HOPPER_L, HOPPER_L, HOPPER_L], True, "its card allows 3 hopper(s)"),
+        ("train-1", [BOXCAR_E], False, "its card allows 0 boxcar(s)"),
+    ],
+)
+def test_r8_1_2_c_trays_5_make_up_checks_refuse_departure(
+    train_id: str, cars: list[int], engine_first: bool, problem: str
+) -> None:
+    state = new_state(3, 4)
+    tray = put_train_at_office(state, 1, train_id)
+    taken = tuple(take_cars(state, cars))
+    tray.consist = (ENGINE, *taken) if engine_first else (*taken, ENGINE)
+    assert makeup_problem(state, tray) == problem
+    pass_local_ops(state)
+    assert tray.office == 1 and tray.cell == OFFICE_CELL
+    assert_invariants(state)
+
+
+def test_c_trays_5_more_cars_than_the_card_allows_refuse_departure() -> None:
+    """C-trays.5: never over the card, even when every type is within its own maximum."""
+    state = new_state(3, 4)
+    tray = put_train_at_office(state, 1, "train-11")  # 3 each of four types, 4 cars at most
+    tray.consist = (ENGINE, *take_cars(state, [HOPPER_L, HOPPER_L, BOXCAR_E, BOXCAR_E, COACH_L][:4]))
+    assert makeup_problem(state, tray) is None
+    tray.consist = tray.consist + (car_code(4, True),)  # a fifth car, by hand
+    assert makeup_problem(state, tray) == "it has 5 cars; its card allows 4"
+
+
+def test_r8_1_2_short_trains_and_pushing_engines_depart() -> None:
+    """R8.1.2: fewer cars than listed is fine; C-trays.4: the engine may be at either end."""
+    state = new_state(3, 4)
+    tray = put_train_at_office(state, 1, "train-6")
+    tray.consist = (*take_cars(state, [COACH_L]), ENGINE)  # eastbound, engine leading
+    assert makeup_problem(state, tray) is None
+    tray.consist = (ENGINE, *tray.consist[:-1])  # engine at the rear, pushing
+    assert makeup_problem(state, tray) is None
+    pass_local_ops(state)
+    assert (tray.line, tray.region) == (2, 0)
+
+
+def test_r8_1_3_an_opposing_train_in_the_next_subdivision_blocks() -> None:
+    state = new_state(3, 4)
+    east = put_train_at_office(state, 0, "train-2")
+    west = put_train_on_line(state, 2, 0, "train-1")  # beyond office 1, a Whistle Post
+    assert west.direction == -1 and next_subdivision(state, east) == [state.trays.index(west)]
+    pass_local_ops(state)
+    assert east.office == 0
+    assert any("R8.1.3" in text for text in hold_events(state))
+
+
+def test_r8_0_2_a_control_point_splits_the_subdivision() -> None:
+    state = new_state(3, 4)
+    east = put_train_at_office(state, 0, "train-2")
+    put_train_on_line(state, 2, 0, "train-1")
+    upgrade(state, 1)  # office 1 becomes a Depot, a Control Point: the subdivision ends there
+    assert next_subdivision(state, east) == []
+    pass_local_ops(state)
+    assert (east.line, east.region) == (1, 0)
+
+
+def test_d_mainline_4_whistle_post_running_track_counts() -> None:
+    state = new_state(3, 4)
+    east = put_train_at_office(state, 0, "train-2")
+    waiting = put_train_at_office(state, 1, "train-1")  # westbound, on office 1's Running Track
+    assert state.trays.index(waiting) in next_subdivision(state, east)
+    pass_local_ops(state)
+    assert east.office == 0 and waiting.office == 1  # each blocks the other
+
+
+def test_r8_1_5_a_train_on_a_whistle_post_siding_does_not_block() -> None:
+    state = new_state(3, 4)
+    lay_by_hand(state, 1, (1, 0), "straight")
+    east = put_train_at_office(state, 0, "train-2")
+    siding = put_tray_in_station(state, seat_of(state, 1), (1, 0), train_id="train-1")
+    assert next_subdivision(state, east) == []
+    pass_local_ops(state)
+    assert (east.line, east.region) == (1, 0)
+    assert state.phase is Phase.LOCAL_OPS  # no clearance was asked
+    assert siding.cell == (1, 0)
+
+
+def test_r8_1_4_a_following_train_waits_for_the_superintendent() -> None:
+    state = new_state(3, 4)
+    put_train_on_line(state, 1, 0, "train-4")
+    follower = put_train_at_office(state, 0, "train-2")
+    pass_local_ops(state)
+    assert state.phase is Phase.CLEARANCE
+    assert state.current_player() == state.fedora
+    assert state.legal_intents() == [Clearance(state.fedora, True), Clearance(state.fedora, False)]
+    expect_illegal(state, Pass(state.fedora), "R5.0.1")
+    other = (state.fedora + 1) % 3
+    expect_illegal(state, Clearance(other, True), "R5.0.1")
+    assert state.mainline_queue[0] == state.trays.index(follower)
+
+
+def test_r8_1_4_cleared_follower_departs_and_held_one_stays() -> None:
+    for clear in (True, False):
+        state = new_state(3, 4)
+        leader = put_train_on_line(state, 1, 1, "train-2")  # No. 2 acts first, then No. 4
+        follower = put_train_at_office(state, 0, "train-4")
+        pass_local_ops(state)
+        assert leader.region == 2 or leader.office == 1
+        state.apply(Clearance(state.fedora, clear))
+        if clear:
+            assert (follower.line, follower.region) == (1, 0)
+            assert follower.cleared_by == state.fedora
+        else:
+            assert follower.office == 0
+        assert state.phase is Phase.LOCAL_OPS
+        assert_invariants(state)
+
+
+def test_r8_1_4_a_held_follower_is_asked_again_next_stage() -> None:
+    state = new_state(3, 4)
+    put_train_on_line(state, 1, 0, "train-2")
+    follower = put_train_at_office(state, 0, "train-4")
+    pass_local_ops(state)
+    state.apply(Clearance(state.fedora, False))
+    assert follower.office == 0 and state.phase is Phase.LOCAL_OPS
+    pass_local_ops(state)  # the leader is still ahead (on Mainline 1 or at office 1)
+    assert state.phase is Phase.CLEARANCE
+    assert state.mainline_queue[0] == state.trays.index(follower)
+
+
+# ----------------------------------------------------------------------------- completed runs
+
+
+def test_d_run_2_arriving_at_the_far_dp_completes_the_run() -> None:
+    state = new_state(2, 4)
+    tray = put_train_on_line(state, 2, mainline_regions(state, 2) - 1, "train-6")
+    boxcar, caboose = take_cars(state, [BOXCAR_E, CABOOSE_CODE])
+    tray.consist = (caboose, boxcar, ENGINE)
+    classification, division, revenue = state.classification[:], state.division[:], state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY and tray.line == EMPTY  # the tray is free again
+    assert state.classification[BOXCAR_E] == classification[BOXCAR_E] + 1
+    assert state.division[CABOOSE_CODE] == division[CABOOSE_CODE] + 1
+    assert cid("train-6") in state.timetable  # it runs again at its slot tomorrow
+    assert state.revenue() == revenue  # no revenue for a completed run
+    assert any(e.kind == "run-complete" for e in state.events)
+    assert_invariants(state)
+
+
+def test_d_run_2_an_extra_goes_to_the_salvage_yard_after_its_run() -> None:
+    state = new_state(2, 4)
+    tray = put_train_on_line(state, 0, 0, "extra-6", direction=-1)
+    pass_local_ops(state)
+    assert tray.train == EMPTY and state.salvage[-1] == cid("extra-6")
+    assert_invariants(state)
+
+
+def test_d_run_3_a_timetabled_train_reruns_the_next_day() -> None:
+    state = new_state(1, 4, days=2)
+    card = cid("train-2")
+    schedule_by_hand(state, card, 0)  # due at Stage 1
+    finish_stage(state)
+    assert any(e.kind == "new-train" and "No. 2" in e.text for e in state.events)
+    # run the day out: No. 2 completes its run at the East DP
+    while state.day == 0:
+        finish_stage(state)
+    assert not trains.running(state, card)
+    state.events.clear()
+    finish_stage(state)  # Stage 1 of day 2: built again
+    assert any(e.kind == "new-train" and "No. 2" in e.text for e in state.events)
