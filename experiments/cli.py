@@ -24,6 +24,7 @@ from sm_env.core.intents import Intent
 from sm_env.core.replay import Replay, load_replay
 from sm_env.core.state import CLOCK, Event, GameState
 from sm_env.core.station import render_station
+from sm_env.core.trains import render_division
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -111,6 +112,7 @@ def _demo(args: argparse.Namespace) -> int:
         }
         print(json.dumps(summary, indent=2))
         return 0
+    console.print(render_division(state), markup=False)
     for office in range(config.offices):
         console.print(render_station(state, office), markup=False)
     _print_revenue(console, state)

@@ -1,8 +1,9 @@
 """Random stations for benchmarks and property tests.
 
 A station is grown through the real card-play intents (random legal ``PlaceCard``s), then
-Crew Trays and standing cars are put on random Operational Rail by hand, since no train can
-bring them there yet.
+Crew Trays and standing cars are put on random Operational Rail by hand: busier stations than
+trains bring in ordinary play, at once. The trays are bare engines with no train card, which
+only the switching code may see.
 """
 
 from __future__ import annotations
