@@ -94,9 +94,14 @@ def _set_front_to_back(tray: Tray, order: list[int]) -> None:
 
 
 def allowed_cars(state: GameState, tray: Tray) -> list[int]:
-    """Car codes the Division Yard holds that the train's card still allows (R7.4, C-trays.5):
-    a listed type below its maximum, or a caboose if the card has one and none is aboard,
-    while the train has fewer than ``max_cars`` cars."""
+    """Car codes the Division Yard holds that the train's card still allows (R7.4, C-yards.1)."""
+    return [code for code in fitting_cars(state, tray) if state.division[code]]
+
+
+def fitting_cars(state: GameState, tray: Tray) -> list[int]:
+    """Car codes the train's card still allows (R7.4, C-trays.5): a listed type below its
+    maximum, or a caboose if the card has one and none is aboard, while the train has fewer
+    than ``max_cars`` cars."""
     consist = spec_of(state, tray.train).consist
     cars = cars_of(tray)
     if len(cars) >= consist.max_cars:
@@ -104,11 +109,8 @@ def allowed_cars(state: GameState, tray: Tray) -> list[int]:
     counts = [0] * (CABOOSE + 1)
     for code in cars:
         counts[car_type(code)] += 1
-    out: list[int] = []
-    for car, most in consist.allowed:
-        if counts[car] < most:
-            out.extend(code for code in (car * 2, car * 2 + 1) if state.division[code])
-    if consist.caboose != "forbidden" and not counts[CABOOSE] and state.division[CABOOSE_CODE]:
+    out = [code for car, most in consist.allowed if counts[car] < most for code in (car * 2, car * 2 + 1)]
+    if consist.caboose != "forbidden" and not counts[CABOOSE]:
         out.append(CABOOSE_CODE)
     return out
 
@@ -299,12 +301,14 @@ def _add(state: GameState, tray: Tray, code: int) -> None:
 def apply_add_car(state: GameState, intent: AddCar) -> None:
     tray = state.trays[state.building]
     rule = "R7.5" if state.build_owner != EMPTY else "R7.4"
-    if intent.car not in allowed_cars(state, tray):
+    if intent.car not in fitting_cars(state, tray):
         raise IllegalIntent(
             rule,
             f"{train_label(state, tray.train)} takes no {car_name(intent.car)} now "
             f"(allowed: {', '.join(car_name(c) for c in allowed_cars(state, tray))})",
         )
+    if not state.division[intent.car]:
+        raise IllegalIntent("C-yards.1", f"the Division Yard holds no {car_name(intent.car)}")
     _add(state, tray, intent.car)
     state.log(
         "add-car",
