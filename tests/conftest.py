@@ -488,9 +488,9 @@ def make_train(state: GameState, index: int, train_id: str | None = None, direct
     wherever it lies."""
     tray = state.trays[index]
     assert tray.train == EMPTY
-    running = {t.train for t in state.trays}
-    if train_id is None:
-        card = next(c for c in of_kind(CardKind.TRAIN) if c not in running and c not in state.held)
+    if train_id is None:  # one no seat holds, so hands stay as they are
+        busy = {t.train for t in state.trays} | set(state.held) | {c for hand in state.hands for c in hand}
+        card = next(c for c in of_kind(CardKind.TRAIN) if c not in busy)
     else:
         card = cid(train_id)
     spec = CAT.cards[card].train
