@@ -22,12 +22,12 @@ import pytest
 from agents import RandomAgent, seat_seed
 from sm_env.core import state as state_module
 from sm_env.core import station as switching
-from sm_env.core.cars import N_CAR_CODES, car_type
+from sm_env.core.cars import N_CAR_CODES, car_type, is_flipped, unflipped
 from sm_env.core.catalogue import CardKind, Catalogue, Deck, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import DrawHomeOffice, Intent, Pass
-from sm_env.core.phases import SEAT_TURN_PHASES
+from sm_env.core.phases import LOCAL_OPS_PHASES, SEAT_TURN_PHASES
 from sm_env.core.state import Boxes, GameState, Phase, Tray
 from sm_env.core.trains import free_tray
 
@@ -121,6 +121,14 @@ def pass_local_ops(state: GameState) -> None:
         state.apply(Pass(state.current_player()))
 
 
+def set_revenue(state: GameState, revenue: list[int]) -> None:
+    """Give the seats these revenues by hand, as ledger entries (R2.4.7)."""
+    for seat, amount in enumerate(revenue):
+        change = amount - state.revenue_by_seat[seat]
+        if change:
+            state.earn(seat, change, "R2.4.7", "set by hand")
+
+
 def pass_to_stage(state: GameState, stage: int) -> None:
     """Pass until the first turn of ``stage`` (0..11) of the current day."""
     while state.stage != stage:
@@ -140,11 +148,11 @@ def car_counts(state: GameState) -> list[int]:
     for tray in state.trays:
         for code in tray.consist:
             if code >= 0:  # the engine is not rolling stock (C-stock.3)
-                counts[code] += 1
+                counts[unflipped(code)] += 1
     for station in state.stations:
         for cars in station.cars.values():
             for code in cars:
-                counts[code] += 1
+                counts[unflipped(code)] += 1
         for boxes in station.boxes.values():
             for code in boxes.cars():
                 counts[code] += 1
@@ -180,8 +188,8 @@ def hand_bound(state: GameState, seat: int) -> int:
     """Most cards ``seat`` may hold now (R6.2.4, D-play.2, RB.4)."""
     toolbox = state.config.house_rules.emergency_toolbox and state.stages_played == 0
     start = HAND_LIMIT + 1 if toolbox else HAND_LIMIT
-    if state.is_terminal():
-        return HAND_LIMIT
+    if state.is_terminal() or state.phase not in LOCAL_OPS_PHASES:
+        return HAND_LIMIT  # every seat has had its Local Operations turn
     position = (seat - state.fedora) % state.n
     if position < state.turn:
         return HAND_LIMIT
@@ -198,6 +206,13 @@ def assert_invariants(state: GameState) -> None:
     assert car_counts(state) == list(cat.car_supply())
     assert all(count >= 0 for count in state.division + state.classification)
     assert state.division_total == sum(state.division)
+    # R9.3.4: only cars in trains and on station cards may be flipped.
+    assert not any(is_flipped(code) for st in state.stations for b in st.boxes.values() for code in b.cars())
+    # R2.4.7: a seat's revenue is the sum of its ledger entries.
+    ledger = [0] * state.n
+    for entry in state.ledger:
+        ledger[entry.seat] += entry.amount
+    assert ledger == list(state.revenue())
     # Every card in exactly one place.
     assert card_counts(state) == expected_card_counts(cat)
     # Hands: sorted (order carries no meaning) and within the limit (R6.2.4, D-play.2, RB.4).
@@ -207,7 +222,7 @@ def assert_invariants(state: GameState) -> None:
         if (
             state.config.house_rules.emergency_toolbox
             and state.stages_played == 0
-            and not state.is_terminal()
+            and state.phase in LOCAL_OPS_PHASES
             and (seat - state.fedora) % n > state.turn
         ):
             assert len(hand) == HAND_LIMIT + 1  # RB.4: untouched until the seat's first turn
@@ -414,7 +429,11 @@ def move_division_to_classification(state: GameState, code: int, keep: int = 0) 
     state.classification[code] += moved
 
 
-def _fill(boxes: Boxes, state: GameState, outbound: Iterable[int], inbound: Iterable[int], work: Any) -> None:
+def _fill(
+    boxes: Boxes, state: GameState, card: int, outbound: Iterable[int], inbound: Iterable[int], work: Any
+) -> None:
+    """Cars from the Division Yard into the boxes; a load on MEN|AT|WORK heads for a car if
+    the facility loads its type, else for the red box."""
     boxes.outbound.extend(take_cars(state, outbound))
     boxes.inbound.extend(take_cars(state, inbound))
     if work is not None:
@@ -422,6 +441,9 @@ def _fill(boxes: Boxes, state: GameState, outbound: Iterable[int], inbound: Iter
         assert len(work) == 3
         take_cars(state, [code for code in work if code != EMPTY])
         boxes.work = work
+        spec = CAT.cards[card].facility
+        assert spec is not None
+        boxes.unloading = [code != EMPTY and car_type(code) not in spec.outbound for code in work]
 
 
 def set_office(
@@ -444,7 +466,7 @@ def set_office(
     else:
         state.salvage.append(old)
     boxes = station.boxes.setdefault(OFFICE_CELL, Boxes())
-    _fill(boxes, state, outbound, inbound, work)
+    _fill(boxes, state, card, outbound, inbound, work)
     return boxes
 
 
@@ -464,7 +486,7 @@ def place_facility(
     move_card(state, card)
     station.grid[cell] = (card, False)
     boxes = station.boxes[cell] = Boxes()
-    _fill(boxes, state, outbound, inbound, work)
+    _fill(boxes, state, card, outbound, inbound, work)
     return boxes
 
 

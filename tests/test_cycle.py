@@ -5,7 +5,7 @@ the end of the game (D-end.1, D-end.2, D-end.3)."""
 from __future__ import annotations
 
 import pytest
-from conftest import assert_invariants, expect_illegal, finish_stage, new_state, play_random
+from conftest import assert_invariants, expect_illegal, finish_stage, new_state, play_random, set_revenue
 
 from sm_env.core.intents import DrawHomeOffice, Pass
 from sm_env.core.state import CLOCK, Phase
@@ -87,7 +87,7 @@ def test_rb_3_employee_rotation_moves_everyone_one_station_east(offices: int) ->
     for day in range(2):
         while state.day == day:
             if state.stage == 11 and state.turn == offices - 1:
-                state.revenue_by_seat[:] = list(range(offices))
+                set_revenue(state, list(range(offices)))
                 before = {
                     "offices": state.office_of_seat[:],
                     "hands": [h[:] for h in state.hands],
@@ -140,7 +140,7 @@ def test_d_end_1_target_reached_ends_the_game_at_the_end_of_the_stage() -> None:
     state = new_state(3, 12, days=5, target=10)
     finish_stage(state)
     first = state.current_player()
-    state.revenue_by_seat[(first + 1) % 3] = 10
+    state.earn((first + 1) % 3, 10, "R2.4.7", "set by hand")
     state.apply(Pass(first))
     assert not state.is_terminal()  # the Stage is not over yet
     state.apply(Pass(state.current_player()))
@@ -154,7 +154,7 @@ def test_d_end_1_target_reached_ends_the_game_at_the_end_of_the_stage() -> None:
 def test_d_end_1_below_target_plays_on() -> None:
     """D-end.1"""
     state = new_state(2, 13, days=1, target=10)
-    state.revenue_by_seat[:] = [9, 9]
+    set_revenue(state, [9, 9])
     play_random(state, 13)
     assert state.stages_played == 12
     assert state.winners() == (0, 1)
@@ -167,7 +167,7 @@ def test_d_end_1_below_target_plays_on() -> None:
 def test_d_end_1_highest_revenue_wins_ties_share(revenue: list[int], winners: tuple[int, ...]) -> None:
     """D-end.1 / D-end.4: the highest revenue wins, ties share; revenue may be negative."""
     state = new_state(3, 14)
-    state.revenue_by_seat[:] = revenue
+    set_revenue(state, revenue)
     assert state.winners() == ()  # nothing while the game runs
     play_random(state, 14)
     assert state.revenue() == tuple(revenue)
@@ -177,7 +177,7 @@ def test_d_end_1_highest_revenue_wins_ties_share(revenue: list[int], winners: tu
 def test_d_end_2_coop_team_reaches_the_target_everyone_wins() -> None:
     """D-end.2: co-op: the team total reaching the target ends the game; all seats win."""
     state = new_state(3, 15, days=2, target=9, mode="coop")
-    state.revenue_by_seat[:] = [3, 3, 3]
+    set_revenue(state, [3, 3, 3])
     finish_stage(state)
     assert state.is_terminal()
     assert state.stages_played == 1
@@ -187,7 +187,7 @@ def test_d_end_2_coop_team_reaches_the_target_everyone_wins() -> None:
 def test_d_end_2_coop_team_short_of_the_target_nobody_wins() -> None:
     """D-end.2: after ``days`` days without the target the team loses: no winners."""
     state = new_state(3, 16, days=1, target=10, mode="coop")
-    state.revenue_by_seat[:] = [3, 3, 3]
+    set_revenue(state, [3, 3, 3])
     play_random(state, 16)
     assert state.is_terminal()
     assert state.stages_played == 12
@@ -197,10 +197,10 @@ def test_d_end_2_coop_team_short_of_the_target_nobody_wins() -> None:
 def test_d_end_2_coop_single_seat_over_target_is_the_team_total() -> None:
     """D-end.2: the co-op check is the sum, not one seat."""
     state = new_state(2, 17, days=1, target=10, mode="coop")
-    state.revenue_by_seat[:] = [12, -3]
+    set_revenue(state, [12, -3])
     finish_stage(state)
     assert not state.is_terminal()
-    state.revenue_by_seat[:] = [12, -2]
+    set_revenue(state, [12, -2])
     finish_stage(state)
     assert state.is_terminal() and state.winners() == (0, 1)
 

@@ -138,7 +138,7 @@ def mutate(state: GameState) -> None:
     state.set_aside.append(1)
     state.timetable[3] = 27
     state.pending_extras.append((39, 0))
-    state.revenue_by_seat[0] += 5
+    state.earn(0, 5, "R2.4.7", "set by hand")
     state.division[1] -= 1
     state.classification[1] += 1
     state.office_of_seat.reverse()
@@ -150,9 +150,15 @@ def mutate(state: GameState) -> None:
         boxes.outbound.append(1)
         boxes.inbound.append(0)
         boxes.work[0] = 5
+        boxes.unloading[0] = True
     station.modifiers[(2, 2)] = (0, 0)
     tray = state.trays[1]
     tray.office, tray.cell, tray.consist, tray.train = 0, (0, 0), (-1, 3), 27
+    tray.direction, tray.line, tray.region, tray.at_dp, tray.cleared_by = -1, 2, 1, True, 0
+    state.held.append(29)
+    state.actor, state.building, state.build_owner, state.build_turn = 1, 2, 0, 1
+    state.mainline_queue.append(3)
+    state.workers_used[(0, 0)] = 1
     state.stage = (state.stage + 1) % 12
     state.turn = 0
     state.moves_left = 3

@@ -29,29 +29,34 @@ from conftest import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sm_env.core.cars import BOXCAR, COACH, HOPPER, N_CAR_CODES, car_code
+from sm_env.core.cars import BOXCAR, COACH, FLIPPED, HOPPER, N_CAR_CODES, car_code
 from sm_env.core.catalogue import CardKind
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import (
     AddCar,
     Area,
+    Board,
     ChooseDivisionPoint,
     ChooseSwitch,
     Clearance,
     ClearInbound,
+    Detrain,
     Discard,
     DrawDepartment,
     DrawHomeOffice,
+    EndCargo,
     EndConsist,
     EndSwitching,
     EndTurn,
     Intent,
+    Labor,
     MoveTray,
     Pass,
     PlaceCard,
     PlaceModifier,
     PlayCard,
     RedFlag,
+    Spot,
     StockOutbound,
     Unjam,
 )
@@ -336,6 +341,9 @@ def candidate_pool(state: GameState, legal: list[Intent]) -> list[Any]:
         pool += [AddCar(s, car) for car in range(-1, N_CAR_CODES + 1)]
         pool += [EndConsist(s)] + [ChooseDivisionPoint(s, b) for b in (False, True)]
         pool += [Clearance(s, b) for b in (False, True)] + [RedFlag(s, b) for b in (False, True)]
+        pool += [Labor(s, cell, spot, car) for cell in CELLS for spot in Spot for car in CARS]
+        pool += [make(s, t) for make in (Board, Detrain) for t in range(-1, len(state.trays) + 1)]
+        pool += [EndCargo(s)]
         pool += [MoveTray(s, 0, (OFFICE, (0, -1)), (0, 0), 1), MoveTray(s, 0, (OFFICE,), (0,))]
     for intent in legal:
         if isinstance(intent, MoveTray):
@@ -395,7 +403,7 @@ class Picker:
         return chosen[start:]
 
 
-PLANS = ["plain", "office", "facility", "tray", "switching", "all"]
+PLANS = ["plain", "office", "facility", "tray", "switching", "all", "cargo"]
 
 
 def decorate(state: GameState, pick: Picker, plan: str) -> None:
@@ -414,7 +422,7 @@ def decorate(state: GameState, pick: Picker, plan: str) -> None:
     office = state.office_of_seat[seat]
     station = state.stations[office]
     free_cards = state.home_office + state.salvage + [c for d in state.departments for c in d]
-    if plan in ("office", "all"):
+    if plan in ("office", "all", "cargo"):
         current = CAT.cards[station.grid[OFFICE][0]].office
         assert current is not None
         options = [
@@ -437,7 +445,7 @@ def decorate(state: GameState, pick: Picker, plan: str) -> None:
                 room_in = spec.inbound_capacity - used_in
             inbound = pick.cars(state, [EMPTY_COACH, LOADED_COACH], room_in, "in", outbound)
             set_office(state, seat, card, outbound=outbound, inbound=inbound)
-    if plan in ("facility", "all") and (1, 0) not in station.grid:
+    if plan in ("facility", "all", "cargo") and (1, 0) not in station.grid:
         options = [c for c in FACILITIES if cid(c) in free_cards]
         if options:
             card = pick.one(options, "facility")
@@ -473,6 +481,17 @@ def decorate(state: GameState, pick: Picker, plan: str) -> None:
         standing = take_cars(state, pick.cars(state, [0, 1, 6, 7], 3, "standing"))
         if standing:
             station.cars[(0, pick.one([-1, 1], "limits side"))] = tuple(standing)
+        if plan == "cargo":
+            coaches = take_cars(state, pick.cars(state, [EMPTY_COACH, LOADED_COACH], 3, "coaches"))
+            tray.consist = (ENGINE, *(c | FLIPPED if pick.one([False, True], "flip") else c for c in coaches))
+            if (1, 0) in station.boxes and (1, 0) not in {t.cell for t in state.trays if t.office == office}:
+                spec = CAT.cards[station.grid[(1, 0)][0]].facility
+                assert spec is not None
+                codes = [car_code(t, False) for t in spec.outbound] + [
+                    car_code(t, True) for t in spec.inbound
+                ]
+                station.cars[(1, 0)] = tuple(take_cars(state, pick.cars(state, codes, 4, "industry track")))
+            run_to_cargo(state)
         if state.phase is Phase.LOCAL_OPS and plan == "switching":
             state.apply(ChooseSwitch(seat))
             for _ in range(pick.integer(0, 3, "moves")):
@@ -480,6 +499,23 @@ def decorate(state: GameState, pick: Picker, plan: str) -> None:
                 if not moves or state.phase is not Phase.SWITCHING:
                     break
                 state.apply(pick.one(moves, "move"))
+
+
+def run_to_cargo(state: GameState) -> None:
+    """Finish the Stage's Local Operations and train decisions (first legal choice) until a
+    Cargo turn starts or the Stage is over."""
+    stages = state.stages_played
+    while state.phase is not Phase.CARGO and state.stages_played == stages and not state.is_terminal():
+        seat = state.current_player()
+        if state.phase is Phase.LOCAL_OPS:
+            state.apply(Pass(seat))
+        elif state.phase is Phase.CARD_PLAY:
+            hand = state.hands[seat]
+            state.apply(Discard(seat, hand[0], 0) if len(hand) > 3 else EndTurn(seat))
+        elif state.phase is Phase.SWITCHING:
+            state.apply(EndSwitching(seat))
+        else:
+            state.apply(state.legal_intents()[0])
 
 
 def check_exactness(state: GameState) -> None:

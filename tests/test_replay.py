@@ -10,30 +10,35 @@ from typing import Any
 import pytest
 from conftest import CAT, new_state, play_random
 
-from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, REEFER, car_code
+from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, REEFER, car_code
 from sm_env.core.config import GameConfig, HouseRules
 from sm_env.core.errors import ReplayError
 from sm_env.core.intents import (
     INTENT_CLASSES,
     AddCar,
     Area,
+    Board,
     ChooseDivisionPoint,
     ChooseSwitch,
     Clearance,
     ClearInbound,
+    Detrain,
     Discard,
     DrawDepartment,
     DrawHomeOffice,
+    EndCargo,
     EndConsist,
     EndSwitching,
     EndTurn,
     Intent,
+    Labor,
     MoveTray,
     Pass,
     PlaceCard,
     PlaceModifier,
     PlayCard,
     RedFlag,
+    Spot,
     StockOutbound,
     Unjam,
     intent_from_json,
@@ -127,6 +132,11 @@ SAMPLE_INTENTS: list[Intent] = [
     ChooseDivisionPoint(1, True),
     Clearance(2, False),
     RedFlag(0, True),
+    Labor(1, (1, 0), Spot.TRACK, car_code(HOPPER, True)),
+    Labor(2, (-1, 1), Spot.AT, car_code(BOXCAR, True)),
+    Board(0, 3),
+    Detrain(1, 0),
+    EndCargo(2),
 ]
 
 

@@ -11,7 +11,7 @@ import pytest
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, HOPPER, TANK, car_code
 from sm_env.core.config import GameConfig
 from sm_env.core.errors import IllegalIntent
-from sm_env.core.intents import ChooseSwitch, EndSwitching, MoveTray
+from sm_env.core.intents import ChooseSwitch, EndSwitching, Labor, MoveTray, Spot
 from sm_env.core.pieces import Boxes, Station
 from sm_env.core.state import GameState, Phase
 from sm_env.core.station import ENGINE, list_moves, move_key, render_station
@@ -125,9 +125,10 @@ def test_RA_5_2_facing_point_uses_the_run_around_in_six_moves() -> None:
     assert state.trays[0].consist == (RED, BLUE, YELLOW, ENGINE)
     assert state.trays[0].cell == B
     assert state.stations[0].cars == {C: (BROWN,)}
-    # R6.1.2: with the sixth Move the seat's Local Operations are over.
-    assert state.phase is not Phase.SWITCHING
-    assert state.stage == 1
+    # R6.1.2: with the sixth Move the seat's Local Operations are over; with one seat the
+    # Cargo Phase follows, where the Freight House's Laborers may unload the brown car (R9.3.2).
+    assert state.phase is Phase.CARGO
+    assert state.legal_intents()[0] == Labor(0, C, Spot.TRACK, BROWN)
 
 
 def test_RA_3_1_cars_come_off_in_the_order_they_sit() -> None:

@@ -43,6 +43,10 @@ class IntentKind(enum.Enum):
     CHOOSE_DIVISION_POINT = "choose_division_point"
     CLEARANCE = "clearance"
     RED_FLAG = "red_flag"
+    LABOR = "labor"
+    BOARD = "board"
+    DETRAIN = "detrain"
+    END_CARGO = "end_cargo"
 
 
 class Area(enum.IntEnum):
@@ -52,6 +56,17 @@ class Area(enum.IntEnum):
     MEN = 1
     AT = 2
     WORK = 3
+
+
+class Spot(enum.IntEnum):
+    """Where a load is that a Laborer moves on (R9.1.7): the green box, a MEN|AT|WORK slot, or
+    a loaded car on the industry track (to be unloaded)."""
+
+    GREEN = 0
+    MEN = 1
+    AT = 2
+    WORK = 3
+    TRACK = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +250,44 @@ class RedFlag:
     kind: ClassVar[IntentKind] = IntentKind.RED_FLAG
 
 
+@dataclass(frozen=True, slots=True)
+class Labor:
+    """Cargo: the facility's Laborers move the load ``car`` at ``spot`` one step on, hopping
+    over occupied slots at one Laborer per position (R9.1.7, R9.3.1, R9.3.2)."""
+
+    seat: int
+    cell: Cell
+    spot: Spot
+    car: int
+    kind: ClassVar[IntentKind] = IntentKind.LABOR
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """Cargo: a Porter boards passengers onto the train in Crew Tray ``tray`` (R9.2.1)."""
+
+    seat: int
+    tray: int
+    kind: ClassVar[IntentKind] = IntentKind.BOARD
+
+
+@dataclass(frozen=True, slots=True)
+class Detrain:
+    """Cargo: a Porter helps passengers off the train in Crew Tray ``tray`` (R9.2.2)."""
+
+    seat: int
+    tray: int
+    kind: ClassVar[IntentKind] = IntentKind.DETRAIN
+
+
+@dataclass(frozen=True, slots=True)
+class EndCargo:
+    """Cargo: the seat's workers are done for this Stage (R9.0.1)."""
+
+    seat: int
+    kind: ClassVar[IntentKind] = IntentKind.END_CARGO
+
+
 Intent = (
     Pass
     | ChooseSwitch
@@ -255,6 +308,10 @@ Intent = (
     | ChooseDivisionPoint
     | Clearance
     | RedFlag
+    | Labor
+    | Board
+    | Detrain
+    | EndCargo
 )
 
 INTENT_CLASSES: dict[IntentKind, type[Any]] = {
@@ -279,6 +336,10 @@ INTENT_CLASSES: dict[IntentKind, type[Any]] = {
         ChooseDivisionPoint,
         Clearance,
         RedFlag,
+        Labor,
+        Board,
+        Detrain,
+        EndCargo,
     )
 }
 
@@ -299,6 +360,7 @@ _FIELD_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
     "drops": (lambda v: type(v) is tuple and all(type(k) is int for k in v), "a tuple of ints"),
     "area": (lambda v: isinstance(v, Area), "an Area"),
+    "spot": (lambda v: isinstance(v, Spot), "a Spot"),
     "rotated": _BOOL_CHECK,
     "east": _BOOL_CHECK,
     "clear": _BOOL_CHECK,
@@ -334,7 +396,7 @@ def intent_to_json(intent: Intent, catalogue: Catalogue) -> dict[str, Any]:
             value = list(value)
         elif f.name == "car":
             value = car_name(value)
-        elif f.name == "area":
+        elif f.name in ("area", "spot"):
             value = value.name.lower()
         out[f.name] = value
     return out
@@ -389,12 +451,13 @@ def _decode_field(kind: str, name: str, value: object, catalogue: Catalogue) -> 
         if not isinstance(value, str) or value not in _CAR_BY_NAME:
             raise ValueError(f"{kind}: car must be one of {', '.join(sorted(_CAR_BY_NAME))}; got {value!r}")
         return _CAR_BY_NAME[value]
-    if name == "area":
+    if name in ("area", "spot"):
+        names = Area if name == "area" else Spot
         try:
-            return Area[str(value).upper()]
+            return names[str(value).upper()]
         except KeyError:
-            known = ", ".join(a.name.lower() for a in Area)
-            raise ValueError(f"{kind}: area must be one of {known}, got {value!r}") from None
+            known = ", ".join(a.name.lower() for a in names)
+            raise ValueError(f"{kind}: {name} must be one of {known}, got {value!r}") from None
     if not _is_int(value):
         raise ValueError(f"{kind}: {name} must be an integer, got {value!r}")
     return value
@@ -413,6 +476,7 @@ def _decode_cell(kind: str, name: str, value: object) -> Cell:
 __all__ = [
     "AddCar",
     "Area",
+    "Board",
     "Cell",
     "ChooseDivisionPoint",
     "ChooseSwitch",
@@ -420,19 +484,23 @@ __all__ = [
     "ClearInbound",
     "Discard",
     "DrawDepartment",
+    "Detrain",
     "DrawHomeOffice",
+    "EndCargo",
     "EndConsist",
     "EndSwitching",
     "EndTurn",
     "INTENT_CLASSES",
     "Intent",
     "IntentKind",
+    "Labor",
     "MoveTray",
     "Pass",
     "PlaceCard",
     "PlaceModifier",
     "PlayCard",
     "RedFlag",
+    "Spot",
     "StockOutbound",
     "Unjam",
     "intent_from_json",

@@ -14,9 +14,11 @@ class Phase(enum.Enum):
     EXTRA_CONSIST = "extra_consist"  # an Extra's owner adds cars or stops (R7.5)
     CLEARANCE = "clearance"  # the Superintendent clears or holds a following train (R8.1.4)
     RED_FLAG = "red_flag"  # the seat to be charged a collision may play a RED FLAG (D-redflag.1)
+    CARGO = "cargo"  # the seat's Laborers and Porters work, one action at a time (R9)
     GAME_OVER = "game_over"
 
 
 # Phases in which the seats act in turn from the Superintendent (R5.0.1); in the others the
 # deciding seat is ``GameState.actor``.
-SEAT_TURN_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY})
+SEAT_TURN_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY, Phase.CARGO})
+LOCAL_OPS_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY})

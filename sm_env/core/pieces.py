@@ -14,20 +14,23 @@ OFFICE_CELL: Cell = (0, 0)
 
 class Boxes:
     """A facility's cargo areas (R9.1): green outbound box, red inbound box and the
-    MEN|AT|WORK track (EMPTY where a slot holds no load)."""
+    MEN|AT|WORK track (EMPTY where a slot holds no load; ``unloading`` tells which loads are
+    on their way to the red box rather than into a car, R9.1.7)."""
 
-    __slots__ = ("outbound", "inbound", "work")
+    __slots__ = ("outbound", "inbound", "work", "unloading")
 
     def __init__(self) -> None:
         self.outbound: list[int] = []
         self.inbound: list[int] = []
         self.work: list[int] = [EMPTY] * WORK_SLOTS
+        self.unloading: list[bool] = [False] * WORK_SLOTS
 
     def copy(self) -> Boxes:
         other = Boxes.__new__(Boxes)
         other.outbound = self.outbound[:]
         other.inbound = self.inbound[:]
         other.work = self.work[:]
+        other.unloading = self.unloading[:]
         return other
 
     def cars(self) -> list[int]:

@@ -16,28 +16,32 @@ from bisect import insort
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from sm_env.core import cargo, trains
 from sm_env.core import station as switching
-from sm_env.core import trains
-from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_name, car_type
+from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_name, car_type, unflipped
 from sm_env.core.catalogue import CardKind, Catalogue, Deck, FacilitySpec, load_catalogue
 from sm_env.core.config import GameConfig, Mode
 from sm_env.core.errors import ConfigError, IllegalIntent
 from sm_env.core.intents import (
     AddCar,
     Area,
+    Board,
     Cell,
     ChooseDivisionPoint,
     ChooseSwitch,
     Clearance,
     ClearInbound,
+    Detrain,
     Discard,
     DrawDepartment,
     DrawHomeOffice,
+    EndCargo,
     EndConsist,
     EndSwitching,
     EndTurn,
     Intent,
     IntentKind,
+    Labor,
     MoveTray,
     Pass,
     PlaceCard,
@@ -94,6 +98,7 @@ _PHASE_INTENTS: dict[Phase, frozenset[IntentKind]] = {
     Phase.EXTRA_CONSIST: frozenset({IntentKind.ADD_CAR, IntentKind.END_CONSIST}),
     Phase.CLEARANCE: frozenset({IntentKind.CLEARANCE}),
     Phase.RED_FLAG: frozenset({IntentKind.RED_FLAG}),
+    Phase.CARGO: frozenset({IntentKind.LABOR, IntentKind.BOARD, IntentKind.DETRAIN, IntentKind.END_CARGO}),
     Phase.GAME_OVER: frozenset(),
 }
 
@@ -108,6 +113,17 @@ class Event(NamedTuple):
     stage: int
     kind: str
     seat: int
+    text: str
+
+
+class LedgerEntry(NamedTuple):
+    """One change of a seat's Revenue (R2.4.7): a seat's revenue is the sum of its entries."""
+
+    day: int
+    stage: int
+    seat: int
+    amount: int
+    rule: str
     text: str
 
 
@@ -149,6 +165,8 @@ class GameState:
         "mainline_queue",
         "collision",
         "red_flag_card",
+        "workers_used",
+        "ledger",
     )
 
     config: GameConfig
@@ -187,6 +205,8 @@ class GameState:
     mainline_queue: list[int]  # trays still to act this Mainline Phase; the first is acting
     collision: trains.Collision | None  # waiting for a RED FLAG decision
     red_flag_card: int  # catalogue index of the RED FLAG, or EMPTY
+    workers_used: dict[Cell, int]  # this Cargo turn: workers each facility has used (R9.1.6)
+    ledger: list[LedgerEntry]  # every Revenue change, in order
 
     # ------------------------------------------------------------------ setup (R4)
 
@@ -217,6 +237,8 @@ class GameState:
         state.build_turn = 0
         state.mainline_queue = []
         state.collision = None
+        state.workers_used = {}
+        state.ledger = []
         red_flags = cat.of_kind(CardKind.RED_FLAG)
         state.red_flag_card = red_flags[0] if red_flags else EMPTY
 
@@ -354,6 +376,8 @@ class GameState:
         phase = self.phase
         if phase is Phase.GAME_OVER:
             return []
+        if phase is Phase.CARGO:
+            return cargo.legal_cargo_intents(self)
         if phase not in SEAT_TURN_PHASES:
             return trains.legal_train_intents(self)
         seat = (self.fedora + self.turn) % self.n
@@ -406,7 +430,7 @@ class GameState:
         for cell in sorted(station.boxes):
             boxes = station.boxes[cell]
             facility = self._facility_spec(station, cell)
-            if self._room(facility, boxes, True, self._capacity_bonus(station, cell)) > 0:
+            if self.room(facility, boxes, True, self.capacity_bonus(station, cell)) > 0:
                 for t in facility.outbound:
                     code = t * 2 + 1
                     if self.division[code]:
@@ -425,7 +449,7 @@ class GameState:
         assert facility is not None  # boxes exist only on facility cards
         return facility
 
-    def _capacity_bonus(self, station: Station, cell: Cell) -> int:
+    def capacity_bonus(self, station: Station, cell: Cell) -> int:
         """R9.0.3: the capacity the Modifiers serving this facility add."""
         bonus = 0
         for modifier_cell, served in station.modifiers.items():
@@ -436,7 +460,7 @@ class GameState:
         return bonus
 
     @staticmethod
-    def _room(facility: FacilitySpec, boxes: Boxes, outbound: bool, bonus: int = 0) -> int:
+    def room(facility: FacilitySpec, boxes: Boxes, outbound: bool, bonus: int = 0) -> int:
         """Free places in the green (outbound) or red box (R9.1.3: a shared number caps both;
         R9.0.3: Modifiers add ``bonus`` to each capacity number)."""
         if not (facility.outbound if outbound else facility.inbound):
@@ -526,7 +550,7 @@ class GameState:
                 f"this facility's green box takes no {car_name(code)}",
             )
         station = self.stations[self.office_of_seat[intent.seat]]
-        if self._room(facility, boxes, True, self._capacity_bonus(station, intent.cell)) <= 0:
+        if self.room(facility, boxes, True, self.capacity_bonus(station, intent.cell)) <= 0:
             raise IllegalIntent("R9.1.3", "the green box is full")
         if not self.division[code]:
             raise IllegalIntent("C-yards.1", f"the Division Yard holds no {car_name(code)}")
@@ -556,7 +580,7 @@ class GameState:
         else:  # a MEN|AT|WORK slot
             if boxes.work[area - 1] != intent.car or intent.car == EMPTY:
                 raise IllegalIntent("R6.3.3", f"the {area.name} slot does not hold that car")
-            boxes.work[area - 1] = EMPTY
+            boxes.work[area - 1], boxes.unloading[area - 1] = EMPTY, False
         self.retire(intent.car)
         self.log("freight-agent", intent.seat, f"seat {intent.seat} unjams a {car_name(intent.car)}")
         self._end_choice(intent.seat)
@@ -603,13 +627,13 @@ class GameState:
             if spec.office.tier <= current.office.tier:
                 return ("D-play.3", f"{spec.name} does not upgrade a {current.name}")
             boxes = station.boxes.get(OFFICE_CELL)
-            bonus = self._capacity_bonus(station, OFFICE_CELL)
+            bonus = self.capacity_bonus(station, OFFICE_CELL)
             if (
                 boxes
                 and spec.facility
                 and (
-                    self._room(spec.facility, boxes, True, bonus) < 0
-                    or self._room(spec.facility, boxes, False, bonus) < 0
+                    self.room(spec.facility, boxes, True, bonus) < 0
+                    or self.room(spec.facility, boxes, False, bonus) < 0
                 )
             ):
                 return ("D-play.3", f"the cars in the {current.name}'s boxes would not fit on a {spec.name}")
@@ -734,8 +758,11 @@ class GameState:
         trains.begin_new_train_phase(self)  # then the Mainline Phase and the rest of the Stage
 
     def after_mainline(self) -> None:
-        """The Cargo Phase (its decisions come with the cargo issue), then the Stage ends."""
         self.actor = EMPTY
+        cargo.begin_cargo_phase(self)
+
+    def after_cargo(self) -> None:
+        self.workers_used = {}
         self._end_stage()
         if self.phase is not Phase.GAME_OVER:
             self.turn = 0
@@ -744,6 +771,7 @@ class GameState:
     def earn(self, seat: int, amount: int, rule: str, text: str) -> None:
         """A change of a seat's Revenue (R2.4.7), logged with the rule that causes it."""
         self.revenue_by_seat[seat] += amount
+        self.ledger.append(LedgerEntry(self.day, self.stage, seat, amount, rule, text))
         self.log("revenue", seat, f"{text} [{rule}: {amount:+d}]")
 
     def _end_stage(self) -> None:
@@ -831,7 +859,9 @@ class GameState:
             )
 
     def retire(self, code: int) -> None:
-        """C-yards.3: used cars go to the Classification Yard; cabooses to the Division Yard."""
+        """C-yards.3: used cars go to the Classification Yard; cabooses to the Division Yard.
+        A car leaving play is turned right side up (R9.3.4)."""
+        code = unflipped(code)
         if car_type(code) == CABOOSE:
             self.division[code] += 1
             self.division_total += 1
@@ -879,6 +909,8 @@ class GameState:
         other.mainline_queue = self.mainline_queue[:]
         other.collision = self.collision
         other.red_flag_card = self.red_flag_card
+        other.workers_used = self.workers_used.copy()
+        other.ledger = self.ledger[:]
         return other
 
     def snapshot(self) -> dict[str, Any]:
@@ -902,7 +934,8 @@ class GameState:
                 {
                     "grid": sorted([list(cell), card, rotated] for cell, (card, rotated) in st.grid.items()),
                     "boxes": sorted(
-                        [list(cell), b.outbound[:], b.inbound[:], b.work[:]] for cell, b in st.boxes.items()
+                        [list(cell), b.outbound[:], b.inbound[:], b.work[:], b.unloading[:]]
+                        for cell, b in st.boxes.items()
                     ),
                     "cars": sorted([list(cell), list(cars)] for cell, cars in st.cars.items()),
                     "modifiers": sorted([list(cell), list(served)] for cell, served in st.modifiers.items()),
@@ -920,6 +953,8 @@ class GameState:
             "actor": self.actor,
             "building": [self.building, self.build_owner, self.build_turn],
             "mainline_queue": self.mainline_queue[:],
+            "workers_used": sorted([list(cell), used] for cell, used in self.workers_used.items()),
+            "ledger": [list(entry) for entry in self.ledger],
             "collision": self.collision and [list(x) if isinstance(x, tuple) else x for x in self.collision],
         }
 
@@ -974,6 +1009,14 @@ class GameState:
             return f"{s}: {'clear' if intent.clear else 'hold'} the following train"
         if isinstance(intent, RedFlag):
             return f"{s}: {'play' if intent.play else 'do not play'} a RED FLAG"
+        if isinstance(intent, Labor):
+            return f"{s}: Laborers move the {car_name(intent.car)} at {intent.spot.name} of {intent.cell} on"
+        if isinstance(intent, Board):
+            return f"{s}: a Porter boards passengers onto tray {intent.tray}"
+        if isinstance(intent, Detrain):
+            return f"{s}: a Porter helps passengers off tray {intent.tray}"
+        if isinstance(intent, EndCargo):
+            return f"{s}: end the Cargo turn"
         path = " -> ".join(str(cell) for cell in intent.path)
         return f"{s}: move tray {intent.tray} {path}, drops {list(intent.drops)}, push {intent.push}"
 
@@ -1016,6 +1059,10 @@ _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     ChooseDivisionPoint: trains.apply_choose_division_point,
     Clearance: trains.apply_clearance,
     RedFlag: trains.apply_red_flag,
+    Labor: cargo.apply_labor,
+    Board: cargo.apply_board,
+    Detrain: cargo.apply_detrain,
+    EndCargo: cargo.apply_end_cargo,
 }
 
 __all__ = ["CLOCK", "Boxes", "Event", "GameState", "Phase", "Station", "Tray"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from sm_env.core.cars import CABOOSE
+from sm_env.core.cars import CABOOSE, is_flipped, unflipped
 from sm_env.core.catalogue import CardKind, Catalogue
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Cell, MoveTray
@@ -526,11 +526,14 @@ _CAR_LETTERS = ("co", "bx", "ho", "rf", "tk", "cb")
 
 
 def car_label(code: int) -> str:
-    """Two letters a car: upper case loaded (coloured), lower case empty (white); CB caboose."""
+    """Two letters a car: upper case loaded (coloured), lower case empty (white); CB caboose;
+    a trailing ^ marks a car flipped onto its roof (R9.3.4)."""
     if code == ENGINE:
         return "E"
+    flip = "^" if is_flipped(code) else ""
+    code = unflipped(code)
     letters = _CAR_LETTERS[code >> 1]
-    return letters.upper() if code & 1 or code >> 1 == CABOOSE else letters
+    return (letters.upper() if code & 1 or code >> 1 == CABOOSE else letters) + flip
 
 
 def consist_label(consist: tuple[int, ...], facing: int) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
+from sm_env.core.cargo import clear_flips
 from sm_env.core.cars import CABOOSE, CABOOSE_CODE, car_name, car_type
 from sm_env.core.catalogue import TrainSpec
 from sm_env.core.errors import IllegalIntent
@@ -403,6 +404,7 @@ def _depart(state: GameState, index: int) -> bool:
         return _collide(state, Collision(index, struck, EMPTY, None, state.fedora, "R10.1", where))
     origin = "its Division Point" if tray.at_dp else f"office {tray.office}"
     tray.cleared_by = state.fedora
+    tray.consist = clear_flips(tray.consist)  # R9.3.4
     tray.at_dp = False
     tray.office, tray.cell, tray.split = EMPTY, None, 0
     tray.line, tray.region = line, region

@@ -1,0 +1,325 @@
+"""The Cargo Phase (section 9, "Load / Unload"): Porters board and detrain passengers at the
+office, Laborers load and unload freight cars through the MEN|AT|WORK track (R9, rules.md).
+
+Each seat in turn, from the Superintendent leftward, spends its facilities' workers one
+action at a time and ends its turn with ``EndCargo``; a seat with no action possible is
+skipped (R9.0.1). Workers belong to their facility and act once a Stage (R9.1.6, R9.1.8).
+
+A load's way along a freight facility (R9.1.7), as positions: outbound, the green box (-1),
+MEN (0), AT (1), WORK (2), then into an empty car on the industry track (3); inbound, a loaded
+car on the industry track (3), WORK, AT, MEN, then the red box (-1). One Laborer moves a load
+one position; a load hops over occupied slots, one Laborer per position, and never stops on
+one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sm_env.core.cars import COACH, FLIPPED, car_name, car_type
+from sm_env.core.catalogue import FacilitySpec
+from sm_env.core.errors import IllegalIntent
+from sm_env.core.intents import Board, Cell, Detrain, EndCargo, Intent, Labor, Spot
+from sm_env.core.phases import Phase
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station
+from sm_env.core.station import ENGINE
+
+if TYPE_CHECKING:
+    from sm_env.core.state import GameState
+
+EMPTY_COACH = COACH * 2
+LOADED_COACH = COACH * 2 + 1
+BOX_SIDE = -1  # the green box an outbound load starts in, the red box an inbound one ends in
+CAR_SIDE = WORK_SLOTS  # the car on the industry track an outbound load ends in, an inbound one starts in
+
+
+# ---------------------------------------------------------------------------- workers
+
+
+def workers(state: GameState, station: Station, cell: Cell) -> int:
+    """Laborers of a freight facility or Porters of a passenger one, with the Modifiers that
+    serve it (R9.1.4, R9.1.5, R9.0.3)."""
+    spec = facility(state, station, cell)
+    count = spec.laborers if spec.category == "freight" else spec.porters
+    for modifier_cell, served in station.modifiers.items():
+        if served == cell:
+            modifier = state.catalogue.cards[station.grid[modifier_cell][0]].modifier
+            assert modifier is not None
+            count += modifier.laborers if spec.category == "freight" else modifier.porters
+    return count
+
+
+def facility(state: GameState, station: Station, cell: Cell) -> FacilitySpec:
+    spec = state.catalogue.cards[station.grid[cell][0]].facility
+    assert spec is not None  # boxes exist only on facility cards
+    return spec
+
+
+def workers_left(state: GameState, station: Station, cell: Cell) -> int:
+    return workers(state, station, cell) - state.workers_used.get(cell, 0)
+
+
+def _tray_on(state: GameState, office: int, cell: Cell) -> bool:
+    return any(t.office == office and t.cell == cell for t in state.trays)
+
+
+# ---------------------------------------------------------------------------- the phase
+
+
+def begin_cargo_phase(state: GameState) -> None:
+    state.turn = 0
+    _seek_seat(state)
+
+
+def _seek_seat(state: GameState) -> None:
+    """The next seat with something to do takes its turn; after the last, the Stage ends."""
+    while state.turn < state.n:
+        state.workers_used = {}
+        seat = (state.fedora + state.turn) % state.n
+        if _actions(state, seat):
+            state.phase = Phase.CARGO
+            return
+        state.turn += 1
+    state.after_cargo()
+
+
+def apply_end_cargo(state: GameState, intent: EndCargo) -> None:
+    state.log("end-cargo", intent.seat, f"seat {intent.seat} ends its Cargo turn")
+    state.turn += 1
+    _seek_seat(state)
+
+
+def legal_cargo_intents(state: GameState) -> list[Intent]:
+    seat = (state.fedora + state.turn) % state.n
+    out = _actions(state, seat)
+    out.append(EndCargo(seat))
+    return out
+
+
+def _after_action(state: GameState, seat: int) -> None:
+    """A seat whose workers can do nothing more ends its turn by itself."""
+    if not _actions(state, seat):
+        state.turn += 1
+        _seek_seat(state)
+
+
+def _actions(state: GameState, seat: int) -> list[Intent]:
+    office = state.office_of_seat[seat]
+    station = state.stations[office]
+    out: list[Intent] = []
+    for cell in sorted(station.boxes):
+        left = workers_left(state, station, cell)
+        if left <= 0:
+            continue
+        spec = facility(state, station, cell)
+        if spec.category == "passenger":
+            out.extend(_porter_actions(state, seat, office, station.boxes[cell], spec))
+            continue
+        boxes = station.boxes[cell]
+        for code in sorted(set(boxes.outbound)):
+            if _labor_problem(state, office, cell, Spot.GREEN, code, left) is None:
+                out.append(Labor(seat, cell, Spot.GREEN, code))
+        for code in sorted(set(station.cars.get(cell, ()))):
+            if _labor_problem(state, office, cell, Spot.TRACK, code, left) is None:
+                out.append(Labor(seat, cell, Spot.TRACK, code))
+        for slot, code in enumerate(boxes.work):
+            spot = Spot(slot + 1)
+            if code != EMPTY and _labor_problem(state, office, cell, spot, code, left) is None:
+                out.append(Labor(seat, cell, spot, code))
+    return out
+
+
+# ---------------------------------------------------------------------------- passengers (R9.2)
+
+
+def _office_trays(state: GameState, office: int) -> list[int]:
+    return [i for i, t in enumerate(state.trays) if t.office == office and t.cell == OFFICE_CELL]
+
+
+def _porter_actions(
+    state: GameState, seat: int, office: int, boxes: Boxes, spec: FacilitySpec
+) -> list[Intent]:
+    out: list[Intent] = []
+    room = state.room(spec, boxes, False, state.capacity_bonus(state.stations[office], OFFICE_CELL))
+    for i in _office_trays(state, office):
+        consist = state.trays[i].consist
+        if LOADED_COACH in boxes.outbound and EMPTY_COACH in consist:
+            out.append(Board(seat, i))
+        if LOADED_COACH in consist and state.division[EMPTY_COACH] and room > 0:
+            out.append(Detrain(seat, i))
+    return out
+
+
+def _porter_problem(state: GameState, seat: int, tray: int, board: bool) -> tuple[str, str] | None:
+    rule = "R9.2.1" if board else "R9.2.2"
+    office = state.office_of_seat[seat]
+    station = state.stations[office]
+    boxes = station.boxes.get(OFFICE_CELL)
+    if boxes is None:
+        return (rule, f"seat {seat}'s office has no passenger facility (a Whistle Post has no Porter)")
+    if workers_left(state, station, OFFICE_CELL) <= 0:
+        return ("R9.1.6", "every Porter of the office has already worked this Stage")
+    if tray not in _office_trays(state, office):
+        return (rule, f"Crew Tray {tray} is not a train on an A/D track of seat {seat}'s office")
+    consist = state.trays[tray].consist
+    if board:
+        if LOADED_COACH not in boxes.outbound:
+            return (rule, "no passengers (loaded coach) wait in the green box")
+        if EMPTY_COACH not in consist:
+            return (rule, "the train has no empty coach")
+        return None
+    if LOADED_COACH not in consist:
+        if LOADED_COACH | FLIPPED in consist:
+            return ("R9.3.4", "the train's loaded coaches boarded here; they stay aboard until it highballs")
+        return (rule, "the train has no loaded coach")
+    if not state.division[EMPTY_COACH]:
+        return ("C-yards.1", "the Division Yard holds no empty coach")
+    spec = facility(state, station, OFFICE_CELL)
+    if state.room(spec, boxes, False, state.capacity_bonus(station, OFFICE_CELL)) <= 0:
+        return ("R9.1.3", "the red box is full")
+    return None
+
+
+def apply_board(state: GameState, intent: Board) -> None:
+    """R9.2.1: a loaded coach from the green box takes an empty coach's place on the train."""
+    problem = _porter_problem(state, intent.seat, intent.tray, True)
+    if problem is not None:
+        raise IllegalIntent(*problem)
+    tray = state.trays[intent.tray]
+    boxes = state.stations[tray.office].boxes[OFFICE_CELL]
+    boxes.outbound.remove(LOADED_COACH)
+    tray.consist = _replace_first(tray.consist, EMPTY_COACH, LOADED_COACH | FLIPPED)
+    state.retire(EMPTY_COACH)
+    _use(state, OFFICE_CELL, 1)
+    state.earn(
+        intent.seat, 1, "R9.2.1", f"seat {intent.seat}'s Porter boards passengers on tray {intent.tray}"
+    )
+    _after_action(state, intent.seat)
+
+
+def apply_detrain(state: GameState, intent: Detrain) -> None:
+    """R9.2.2: an empty coach from the Division Yard takes a loaded coach's place; the loaded
+    coach goes to the red box."""
+    problem = _porter_problem(state, intent.seat, intent.tray, False)
+    if problem is not None:
+        raise IllegalIntent(*problem)
+    tray = state.trays[intent.tray]
+    boxes = state.stations[tray.office].boxes[OFFICE_CELL]
+    state.take_from_division(EMPTY_COACH)
+    tray.consist = _replace_first(tray.consist, LOADED_COACH, EMPTY_COACH)
+    boxes.inbound.append(LOADED_COACH)
+    _use(state, OFFICE_CELL, 1)
+    state.earn(
+        intent.seat, 1, "R9.2.2", f"seat {intent.seat}'s Porter helps passengers off tray {intent.tray}"
+    )
+    _after_action(state, intent.seat)
+
+
+def _replace_first(cars: tuple[int, ...], old: int, new: int) -> tuple[int, ...]:
+    """The westernmost ``old`` car becomes ``new``, in place (the order is kept, RA.3.3)."""
+    i = cars.index(old)
+    return cars[:i] + (new,) + cars[i + 1 :]
+
+
+def _use(state: GameState, cell: Cell, count: int) -> None:
+    state.workers_used[cell] = state.workers_used.get(cell, 0) + count
+
+
+# ---------------------------------------------------------------------------- freight (R9.3)
+
+
+def _path(boxes: Boxes, start: int, heading: int) -> int:
+    """Where a load at position ``start`` going ``heading`` (+1 into a car, -1 to the red
+    box) ends after one Laborer's move: the next position whose slot is free, or the end."""
+    position = start + heading
+    while 0 <= position < WORK_SLOTS and boxes.work[position] != EMPTY:
+        position += heading
+    return position
+
+
+def _labor_problem(
+    state: GameState, office: int, cell: Cell, spot: Spot, code: int, left: int
+) -> tuple[str, str] | None:
+    """Why this Laborer move is not possible now, as (rule id, message), or None."""
+    station = state.stations[office]
+    boxes = station.boxes[cell]
+    spec = facility(state, station, cell)
+    kind = car_type(code)
+    if spot is Spot.GREEN:
+        if code not in boxes.outbound:
+            return ("R9.3.1", f"the green box holds no {car_name(code)}")
+        heading, start = 1, BOX_SIDE
+    elif spot is Spot.TRACK:
+        if kind not in spec.inbound or not code & 1:
+            return ("R9.3.2", f"this facility unloads no {car_name(code)}")
+        if code not in station.cars.get(cell, ()):
+            flipped = code | FLIPPED in station.cars.get(cell, ())
+            if flipped:
+                return ("R9.3.4", f"that {car_name(code)} was loaded here; it leaves loaded")
+            return ("R9.3.2", f"no {car_name(code)} stands on the industry track")
+        if not state.division[code - 1]:
+            return ("C-yards.1", f"the Division Yard holds no {car_name(code - 1)} to replace it")
+        heading, start = -1, CAR_SIDE
+    else:
+        slot = spot - 1
+        if boxes.work[slot] != code or code == EMPTY:
+            return ("R9.1.7", f"the {spot.name} slot holds no {car_name(code)}")
+        heading, start = (-1 if boxes.unloading[slot] else 1), slot
+    end = _path(boxes, start, heading)
+    cost = abs(end - start)
+    if cost > left:
+        return ("R9.1.6", f"the move takes {cost} Laborer(s); {left} left this Stage")
+    if start in (BOX_SIDE, CAR_SIDE) and _tray_on(state, office, cell):
+        return ("R9.3.3", "a train stands on the industry track: no load may start while it is there")
+    if spot is Spot.GREEN:
+        empties = station.cars.get(cell, ()).count(code - 1)
+        working = sum(1 for c, u in zip(boxes.work, boxes.unloading, strict=True) if c == code and not u)
+        if empties <= working:
+            return ("R9.3.1", f"no empty {car_name(code - 1).split()[-1]} on the industry track to load")
+    if end == BOX_SIDE and state.room(spec, boxes, False, state.capacity_bonus(station, cell)) <= 0:
+        return ("R9.1.3", "the red box is full: the load waits on MEN")
+    return None
+
+
+def apply_labor(state: GameState, intent: Labor) -> None:
+    seat, cell, spot, code = intent.seat, intent.cell, intent.spot, intent.car
+    office = state.office_of_seat[seat]
+    station = state.stations[office]
+    boxes = station.boxes.get(cell)
+    if boxes is None or facility(state, station, cell).category != "freight":
+        raise IllegalIntent("R9.1.4", f"seat {seat}'s station has no freight facility at {cell}")
+    if not isinstance(spot, Spot):
+        raise IllegalIntent("R9.1.7", f"{spot!r} is not a place a load can be")
+    problem = _labor_problem(state, office, cell, spot, code, workers_left(state, station, cell))
+    if problem is not None:
+        raise IllegalIntent(*problem)
+    if spot is Spot.GREEN:
+        boxes.outbound.remove(code)
+        heading, start = 1, BOX_SIDE
+    elif spot is Spot.TRACK:  # the empty from the Division Yard takes the load's place
+        state.take_from_division(code - 1)
+        station.cars[cell] = _replace_first(station.cars[cell], code, code - 1)
+        heading, start = -1, CAR_SIDE
+    else:
+        start = spot - 1
+        heading = -1 if boxes.unloading[start] else 1
+        boxes.work[start], boxes.unloading[start] = EMPTY, False
+    end = _path(boxes, start, heading)
+    _use(state, cell, abs(end - start))
+    if end == CAR_SIDE:  # R9.3.1: the load replaces an empty car, which goes to the yard
+        station.cars[cell] = _replace_first(station.cars[cell], code - 1, code | FLIPPED)
+        state.retire(code - 1)
+        state.earn(seat, 1, "R9.3.1", f"seat {seat}'s Laborers load a {car_name(code)} at {cell}")
+    elif end == BOX_SIDE:  # R9.3.2: the load reaches the red box
+        boxes.inbound.append(code)
+        state.earn(seat, 1, "R9.3.2", f"seat {seat}'s Laborers unload a {car_name(code)} at {cell}")
+    else:
+        boxes.work[end], boxes.unloading[end] = code, heading < 0
+        where = ("MEN", "AT", "WORK")[end]
+        state.log("labor", seat, f"seat {seat}'s Laborers move a {car_name(code)} to {where} at {cell}")
+    _after_action(state, seat)
+
+
+def clear_flips(consist: tuple[int, ...]) -> tuple[int, ...]:
+    """R9.3.4: the train highballs; its pieces are turned right side up."""
+    return tuple(code & ~FLIPPED if code != ENGINE else code for code in consist)
