@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sm_env.core.cars import COACH, FLIPPED, car_name, car_type
+from sm_env.core.cars import COACH, FLIPPED, N_CAR_CODES, car_name, car_type
 from sm_env.core.catalogue import FacilitySpec
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Board, Cell, Detrain, EndCargo, Intent, Labor, Spot
@@ -245,6 +245,8 @@ def _labor_problem(
     boxes = station.boxes[cell]
     spec = facility(state, station, cell)
     kind = car_type(code)
+    if not 0 <= code < N_CAR_CODES:
+        return ("R9.1.7", f"{code} is not a car code (0..{N_CAR_CODES - 1})")
     if spot is Spot.GREEN:
         if code not in boxes.outbound:
             return ("R9.3.1", f"the green box holds no {car_name(code)}")
