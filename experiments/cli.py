@@ -143,16 +143,32 @@ class _StagePrinter:
         self.console.print(f"  {event.text}", markup=False)
 
 
+_LEDGER_COLUMNS = (
+    ("boarded", ("R9.2.1",)),
+    ("detrained", ("R9.2.2",)),
+    ("loaded", ("R9.3.1",)),
+    ("unloaded", ("R9.3.2",)),
+    ("collisions", ("R8.2.3", "R8.2.4", "R10.1")),
+)
+
+
 def _print_revenue(console: Console, state: GameState) -> None:
+    """Each seat's revenue, with the ledger's entries counted by kind (R2.4.7)."""
     table = Table(title="Final revenue")
-    table.add_column("seat", justify="right")
-    table.add_column("office", justify="right")
-    table.add_column("revenue", justify="right")
+    for name in ("seat", "office", *(name for name, _ in _LEDGER_COLUMNS), "revenue"):
+        table.add_column(name, justify="right", min_width=len(name))
     table.add_column("")
     winners = state.winners()
     for seat, revenue in enumerate(state.revenue()):
+        counts = [
+            sum(1 for e in state.ledger if e.seat == seat and e.rule in rules) for _, rules in _LEDGER_COLUMNS
+        ]
         table.add_row(
-            str(seat), str(state.office_of_seat[seat]), str(revenue), "winner" if seat in winners else ""
+            str(seat),
+            str(state.office_of_seat[seat]),
+            *(str(count) for count in counts),
+            str(revenue),
+            "winner" if seat in winners else "",
         )
     console.print(table)
 
