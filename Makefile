@@ -1,22 +1,30 @@
 # Two entry points: `make demo` (install, then a demo game of bots) and `make test`
-# (install with the dev tools, then lint, type-check the core and run the tests).
+# (install with the training and dev tools, then lint, type-check and run the tests).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+TORCH := torch==2.13.0
 
 .PHONY: demo test lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+# torch first, pinned to the CPU build: sb3 would otherwise pull a multi-GB CUDA build.
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet $(TORCH)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(DEV_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/station-master demo --seed 1
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 

@@ -1,0 +1,336 @@
+"""The PettingZoo AEC environment of Station Master.
+
+``sm_env.env(**config)`` is the raw environment wrapped as PettingZoo's classic environments
+are (bounds checking, order enforcing); ``sm_env.raw_env(**config)`` is the bare one. Agents
+are ``office_0`` ... ``office_{n-1}``: agent ``office_k`` is the seat that holds office ``k``
+(west to east) when the game starts. With Employee Rotation (RB.3) a seat moves to the next
+station every day and its agent moves with it.
+
+Actions are one ``Discrete(N)`` per configuration (``sm_env.actions``, docs/actions.md); the
+observation is a dict of ``"observation"`` (``sm_env.observations``, docs/observations.md) and
+``"action_mask"``. The reward is the change of the agent's revenue, accumulated between its
+turns as PettingZoo does; in co-op every agent gets the change of the team's total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from sm_env.actions import ActionTable, IllegalActionError
+from sm_env.core.cars import car_name
+from sm_env.core.catalogue import load_catalogue
+from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.errors import ConfigError, IllegalIntent
+from sm_env.core.intents import Intent, MoveTray
+from sm_env.core.phases import Phase
+from sm_env.core.state import GameState
+from sm_env.core.station import render_station
+from sm_env.core.trains import render_division
+from sm_env.moves import MoveBuilder, spell
+from sm_env.observations import ObservationEncoder
+
+NAME = "station_master_v0"
+
+
+def env(illegal_action: str = "raise", illegal_reward: float = -1.0, **config: Any) -> AECEnv:
+    """The wrapped environment. ``illegal_action="raise"`` (the default) raises
+    ``IllegalActionError`` on a masked action and changes nothing; ``"terminate"`` ends the game
+    instead, the offending agent rewarded ``illegal_reward``, as PettingZoo's
+    ``TerminateIllegalWrapper`` does."""
+    if illegal_action not in ("raise", "terminate"):
+        raise ConfigError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+    wrapped: AECEnv = raw_env(**config)
+    if illegal_action == "terminate":
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+RENDER_MODES = ("ansi", "human")
+
+
+class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
+    metadata = {"render_modes": list(RENDER_MODES), "name": NAME, "is_parallelizable": False}
+
+    def __init__(
+        self,
+        num_offices: int = 3,
+        days: int = 1,
+        target_revenue: int | None = None,
+        mode: str = "competitive",
+        house_rules: Iterable[str] | Mapping[str, bool] = (),
+        max_stages: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        rules = dict(house_rules) if isinstance(house_rules, Mapping) else dict.fromkeys(house_rules, True)
+        unknown = sorted(set(rules) - set(HouseRules.names()))
+        if unknown:
+            known = ", ".join(HouseRules.names())
+            raise ConfigError(f"unknown house rule(s) {', '.join(unknown)} (known: {known})")
+        try:
+            mode_value = Mode(mode)
+        except ValueError:
+            raise ConfigError(f"mode must be 'competitive' or 'coop', got {mode!r}") from None
+        self.config = GameConfig(
+            offices=num_offices,
+            days=days,
+            target_revenue=target_revenue,
+            mode=mode_value,
+            house_rules=HouseRules(**rules),
+        )
+        if max_stages is not None and (type(max_stages) is not int or max_stages < 1):
+            raise ConfigError(f"max_stages must be a positive int or None, got {max_stages!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(
+                f"render_mode must be one of {', '.join(RENDER_MODES)} or None, got {render_mode!r}"
+            )
+        self.max_stages = max_stages
+        self.render_mode = render_mode
+        self.catalogue = load_catalogue()
+        self.table = ActionTable(self.config, self.catalogue)
+        self.encoder = ObservationEncoder(self.config, self.catalogue, self.table)
+        n = self.config.offices
+        self.possible_agents = [f"office_{k}" for k in range(n)]
+        self.agents = self.possible_agents[:]
+        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        obs_box = spaces.Box(low=-1.0, high=1.0, shape=(self.encoder.size,), dtype=np.float32)
+        mask_box = spaces.Box(low=0, high=1, shape=(self.table.size,), dtype=np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+        }
+        self.game: GameState | None = None
+        self._builder: MoveBuilder | None = None
+        self._mask: np.ndarray | None = None
+        self._seat_of: dict[str, int] = {}
+        self._agent_of: list[str] = []
+        self._ledger_seen = 0
+        self._index_cache: dict[Intent, int] = {}  # intents are small frozen values
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**32))
+        self.game = game = GameState.new(self.config, seed & 0xFFFFFFFF, self.catalogue)
+        game.events.clear()
+        self.agents = self.possible_agents[:]
+        self._agent_of = [""] * self.config.offices
+        for office, agent in enumerate(self.possible_agents):
+            seat = game.seat_of_office[office]
+            self._seat_of[agent] = seat
+            self._agent_of[seat] = agent
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {"revenue_events": []} for a in self.agents}
+        self._ledger_seen = 0
+        self._refresh()
+
+    def seat_of(self, agent: str) -> int:
+        return self._seat_of[agent]
+
+    def agent_of_seat(self, seat: int) -> str:
+        return self._agent_of[seat]
+
+    # ------------------------------------------------------------------ decisions
+
+    def action_mask(self) -> np.ndarray:
+        """The mask of the agent to act now (int8, 1 = legal)."""
+        if self._mask is None:
+            self._mask = self._build_mask()
+        return self._mask
+
+    def _build_mask(self) -> np.ndarray:
+        mask = np.zeros(self.table.size, dtype=np.int8)
+        game = self._game()
+        if game.is_terminal():
+            return mask
+        if game.phase is Phase.SWITCHING:
+            builder = self._move_builder()
+            mask[builder.options()] = 1
+            if not builder.started:
+                mask[self.table.blocks["end_switching"].start] = 1
+            return mask
+        cache = self._index_cache
+        index = self.table.index
+        actions = []
+        for intent in game.legal_intents():
+            action = cache.get(intent)
+            if action is None:
+                action = cache[intent] = index(intent)
+            actions.append(action)
+        mask[actions] = 1
+        return mask
+
+    def _move_builder(self) -> MoveBuilder:
+        if self._builder is None:
+            game = self._game()
+            moves = [i for i in game.legal_intents() if isinstance(i, MoveTray)]
+            cells = {i: t.cell for i, t in enumerate(game.trays) if t.cell is not None}
+            self._builder = MoveBuilder(self.table, moves, cells)
+        return self._builder
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._game()
+        mask = self.action_mask()
+        if not isinstance(action, int | np.integer) or not 0 <= int(action) < self.table.size:
+            raise IllegalActionError(
+                f"{agent}: action must be an int in [0, {self.table.size}), got {action!r}"
+            )
+        action = int(action)
+        if not mask[action]:
+            raise IllegalActionError(f"{agent}: {self.action_to_str(agent, action)} is masked out now")
+        seat = self._seat_of[agent]
+        before = game.revenue()
+        name, _ = self.table.decode(action)
+        if name.startswith("move_"):
+            move = self._move_builder().advance(action)
+            if move is not None:
+                self._apply(move)
+        else:
+            intent = self.table.intent(seat, action)
+            assert intent is not None
+            self._apply(intent)
+        self._after_step(agent, before)
+
+    def step_intent(self, intent: Intent) -> None:
+        """Apply a core intent for the agent to act (bots that decide on the core state);
+        the same bookkeeping as ``step``. An illegal intent raises ``IllegalIntent``."""
+        agent = self.agent_selection
+        if self._builder is not None and self._builder.started:
+            raise IllegalActionError(f"{agent} is in the middle of spelling a Move")
+        if intent.seat != self._seat_of[agent]:
+            raise IllegalIntent("R5.0.1", f"{agent} is seat {self._seat_of[agent]}, not seat {intent.seat}")
+        before = self._game().revenue()
+        self._apply(intent)
+        self._after_step(agent, before)
+
+    def _apply(self, intent: Intent) -> None:
+        self._game().apply(intent)
+        self._builder = None
+
+    def _after_step(self, agent: str, before: tuple[int, ...]) -> None:
+        game = self._game()
+        after = game.revenue()
+        deltas = [a - b for a, b in zip(after, before, strict=True)]
+        self._cumulative_rewards[agent] = 0.0
+        if self.config.mode is Mode.COOP:
+            team = float(sum(deltas))
+            self.rewards = dict.fromkeys(self.agents, team)
+        else:
+            self.rewards = {a: float(deltas[self._seat_of[a]]) for a in self.agents}
+        new_entries = game.ledger[self._ledger_seen :]
+        self._ledger_seen = len(game.ledger)
+        for a in self.agents:
+            seat = self._seat_of[a]
+            self.infos[a] = {"revenue_events": [e._asdict() for e in new_entries if e.seat == seat]}
+        game.events.clear()  # the ledger keeps what matters; the log would grow all game
+        self._accumulate_rewards()
+        if game.is_terminal():
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif self.max_stages is not None and game.stages_played >= self.max_stages:
+            self.truncations = dict.fromkeys(self.agents, True)
+        self._refresh()
+        if self.render_mode == "human":
+            self.render()
+
+    def _refresh(self) -> None:
+        self._mask = None
+        game = self._game()
+        if not game.is_terminal():
+            self.agent_selection = self._agent_of[game.current_player()]
+        elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
+            self.agent_selection = self.agents[0]
+
+    # ------------------------------------------------------------------ observations
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._game()
+        out = np.empty(self.encoder.size, dtype=np.float32)
+        acting = not game.is_terminal() and agent == self.agent_selection
+        builder = self._builder if acting else None
+        self.encoder.encode(game, self._seat_of[agent], builder, out)
+        mask = self.action_mask().copy() if acting else np.zeros(self.table.size, dtype=np.int8)
+        return {"observation": out, "action_mask": mask}
+
+    def action_to_str(self, agent: str, action: int) -> str:
+        """A readable action: the core's own wording when it is a whole intent."""
+        text = self.table.describe(int(action))
+        if self.game is None:
+            return text
+        intent = self.table.intent(self._seat_of[agent], int(action))
+        return text if intent is None else f"{text}: {self.game.describe(intent)}"
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.action_mask())]
+
+    def spell_move(self, move: MoveTray) -> list[int]:
+        """The token actions that make a Move (for bots and tests)."""
+        return spell(self.table, move)
+
+    # ------------------------------------------------------------------ text
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = board_text(self._game(), self._agent_of)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def _game(self) -> GameState:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
+
+def board_text(game: GameState, agents: list[str]) -> str:
+    """The whole public table as text: clock, revenue, the Division and its trains, the
+    timetable, every station, the yards and the decks."""
+    lines = [
+        f"Day {game.day + 1}, stage {game.stage + 1} ({game.clock()}); {game.phase.value}; "
+        f"Superintendent: {agents[game.fedora]}",
+    ]
+    for seat, agent in enumerate(agents):
+        office, revenue = game.office_of_seat[seat], game.revenue_by_seat[seat]
+        cards = len(game.hands[seat])
+        lines.append(f"  {agent} (seat {seat}, office {office}): revenue {revenue}, {cards} card(s) in hand")
+    lines.append(render_division(game))
+    for office in range(game.n):
+        lines.append(render_station(game, office))
+    lines.append(f"Division Yard: {_yard(game.division)}")
+    lines.append(f"Classification Yard: {_yard(game.classification)}")
+    tops = ", ".join(game.catalogue.cards[d[-1]].name if d else "-" for d in game.departments)
+    lines.append(
+        f"Home Office: {len(game.home_office)} cards; Departments: {tops}; Salvage: {len(game.salvage)}"
+    )
+    return "\n".join(lines)
+
+
+def _yard(counts: list[int]) -> str:
+    parts = [f"{count} {car_name(code)}" for code, count in enumerate(counts) if count]
+    return ", ".join(parts) if parts else "empty"

@@ -1,0 +1,300 @@
+"""Observations: a fixed-size float32 vector of what one seat may see (docs/observations.md).
+
+Everything on the table is public except the other seats' hands (only their sizes are shown)
+and the order of the Home Office deck (only its size). Seats are listed relative to the viewer
+(the viewer first, then leftward), so one policy can play any seat. Values lie in [-1, 1]:
+counts are divided by a fixed scale and clipped.
+
+``ObservationEncoder.sections`` names every slice; the station part is ``n`` stations of
+``STATION_ROWS x STATION_COLS`` cells of ``CELL_FEATURES`` channels, row-major, so it reshapes
+to ``(n, 5, 11, CELL_FEATURES)`` for a convolutional network.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sm_env.actions import CARGO_TYPES, CELLS, ActionTable
+from sm_env.core.cars import FLIPPED, N_CAR_CODES, car_type
+from sm_env.core.catalogue import CardKind, Catalogue
+from sm_env.core.config import GameConfig
+from sm_env.core.phases import Phase
+from sm_env.core.pieces import EMPTY, WORK_SLOTS
+from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY, GameState
+from sm_env.core.station import COL_LIMIT, ENGINE, MAX_TRAY_CARS, ROW_LIMIT, geometry_for, is_locked
+
+if TYPE_CHECKING:
+    from sm_env.moves import MoveBuilder
+
+STATION_ROWS = 2 * ROW_LIMIT + 1
+STATION_COLS = 2 * COL_LIMIT + 1
+TRAIN_NUMBERS = 12
+MAX_REGIONS = 4
+CONSIST_SLOTS = MAX_TRAY_CARS + 1  # the cars and the engine
+CONSIST_VALUES = N_CAR_CODES + 2  # empty slot, engine, each car code
+GRID_KINDS = (CardKind.OFFICE, CardKind.LIMITS, CardKind.TRACK, CardKind.FACILITY, CardKind.MODIFIER)
+REVENUE_SCALE = 50.0
+
+
+class ObservationEncoder:
+    """Lays out and fills the observation vector of one configuration."""
+
+    def __init__(self, config: GameConfig, catalogue: Catalogue, table: ActionTable) -> None:
+        self.config = config
+        self.catalogue = catalogue
+        self.geo = geometry_for(catalogue)
+        self.n = n = config.offices
+        self.trays = table.trays
+        cards = len(catalogue.cards)
+        self.grid_cards = [c.index for c in catalogue.cards if c.kind in GRID_KINDS]
+        self.grid_class = {card: i for i, card in enumerate(self.grid_cards)}
+        self.extras = catalogue.of_kind(CardKind.EXTRA_TRAIN)
+        self.phases = list(Phase)
+        g = len(self.grid_cards)
+        # per-cell channels: card class, rotated, ends (6), wheel, standing cars per code,
+        # flipped standing cars, trays here, green box per type, red box per type, MEN|AT|WORK
+        # (type one-hot + unloading per slot), workers, workers used, locked, capacity bonus
+        self.cell_layout = {
+            "card": (0, g),
+            "rotated": (g, 1),
+            "ends": (g + 1, 6),
+            "wheel": (g + 7, 1),
+            "cars": (g + 8, N_CAR_CODES),
+            "flipped": (g + 8 + N_CAR_CODES, 1),
+            "trays": (g + 9 + N_CAR_CODES, 1),
+            "green": (g + 10 + N_CAR_CODES, len(CARGO_TYPES)),
+            "red": (g + 10 + N_CAR_CODES + len(CARGO_TYPES), len(CARGO_TYPES)),
+            "work": (g + 10 + N_CAR_CODES + 2 * len(CARGO_TYPES), WORK_SLOTS * (len(CARGO_TYPES) + 1)),
+        }
+        tail = g + 10 + N_CAR_CODES + 2 * len(CARGO_TYPES) + WORK_SLOTS * (len(CARGO_TYPES) + 1)
+        self.cell_layout |= {
+            "workers": (tail, 1),
+            "used": (tail + 1, 1),
+            "locked": (tail + 2, 1),
+            "bonus": (tail + 3, 1),
+        }
+        self.cell_features = tail + 4
+        # The static channels of each card, as printed and turned: class, rotated, ends, wheel.
+        self.card_rows = np.zeros((len(catalogue.cards), 2, g + 8), dtype=np.float32)
+        for card in self.grid_cards:
+            for rotated in (0, 1):
+                row = self.card_rows[card, rotated]
+                row[self.grid_class[card]] = 1.0
+                row[g] = rotated
+                ends = self.geo.ends[card][rotated]
+                for end in range(6):
+                    row[g + 1 + end] = ends >> end & 1
+                row[g + 7] = self.geo.wheel[card]
+        tray_features = (
+            1 + TRAIN_NUMBERS + 1 + 2 + 1 + (n + 1) + MAX_REGIONS + n + len(CELLS) + 1
+            + CONSIST_SLOTS * (CONSIST_VALUES + 1)
+        )  # fmt: skip
+        sizes = [
+            ("clock", 2 + STAGES_PER_DAY),
+            ("phase", len(self.phases)),
+            ("seats", n * (4 + n)),
+            ("hand", cards),
+            ("departments", DEPARTMENTS * (cards + 1)),
+            ("decks", 1 + cards),
+            ("timetable", STAGES_PER_DAY * TRAIN_NUMBERS),
+            ("held", TRAIN_NUMBERS),
+            ("extras", len(self.extras) * (1 + n)),
+            ("yards", 2 * N_CAR_CODES),
+            ("trays", self.trays * tray_features),
+            ("stations", n * (n + 1 + len(CELLS) * self.cell_features)),
+            ("move", 2 + self.trays + len(CELLS)),
+            ("decision", 2 + 4 * self.trays),
+        ]
+        self.sections: dict[str, slice] = {}
+        start = 0
+        for name, size in sizes:
+            self.sections[name] = slice(start, start + size)
+            start += size
+        self.size = start
+        self.tray_features = tray_features
+
+    # ------------------------------------------------------------------ encoding
+
+    def encode(self, state: GameState, seat: int, builder: MoveBuilder | None, out: np.ndarray) -> np.ndarray:
+        """Fill ``out`` (length ``size``) with what ``seat`` sees."""
+        out.fill(0.0)
+        n = self.n
+        sec = self.sections
+        rel = [(seat + r) % n for r in range(n)]  # seats from the viewer leftward
+        rel_of = {s: r for r, s in enumerate(rel)}
+
+        o = sec["clock"].start
+        out[o] = state.day / max(1, self.config.days)
+        out[o + 1] = min(1.0, state.stages_played / (STAGES_PER_DAY * self.config.days))
+        out[o + 2 + state.stage] = 1.0
+        out[sec["phase"].start + self.phases.index(state.phase)] = 1.0
+
+        o = sec["seats"].start
+        current = state.current_player()
+        for r, s in enumerate(rel):
+            base = o + r * (4 + n)
+            out[base] = s == state.fedora
+            out[base + 1] = s == current
+            out[base + 2] = max(-1.0, min(1.0, state.revenue_by_seat[s] / REVENUE_SCALE))
+            out[base + 3] = min(1.0, len(state.hands[s]) / 5)
+            out[base + 4 + state.office_of_seat[s]] = 1.0
+
+        o = sec["hand"].start
+        for card in state.hands[seat]:
+            out[o + card] += 0.5
+        o = sec["departments"].start
+        cards = len(self.catalogue.cards)
+        for d, dept in enumerate(state.departments):
+            base = o + d * (cards + 1)
+            if dept:
+                out[base + dept[-1]] = 1.0
+            out[base + cards] = min(1.0, len(dept) / 10)
+        o = sec["decks"].start
+        out[o] = len(state.home_office) / 72
+        for card in state.salvage:
+            out[o + 1 + card] = min(1.0, out[o + 1 + card] + 1 / 3)
+
+        cat_cards = self.catalogue.cards
+        o = sec["timetable"].start
+        for slot, card in enumerate(state.timetable):
+            if card != EMPTY:
+                train = cat_cards[card].train
+                assert train is not None
+                out[o + slot * TRAIN_NUMBERS + train.number - 1] = 1.0
+        o = sec["held"].start
+        for card in state.held:
+            train = cat_cards[card].train
+            assert train is not None
+            out[o + train.number - 1] = 1.0
+        o = sec["extras"].start
+        for card, owner in state.pending_extras:
+            base = o + self.extras.index(card) * (1 + n)
+            out[base] = 1.0
+            out[base + 1 + rel_of[owner]] = 1.0
+
+        o = sec["yards"].start
+        out[o : o + N_CAR_CODES] = np.minimum(1.0, np.asarray(state.division, dtype=np.float32) / 8)
+        out[o + N_CAR_CODES : o + 2 * N_CAR_CODES] = np.minimum(
+            1.0, np.asarray(state.classification, dtype=np.float32) / 8
+        )
+
+        self._encode_trays(state, out)
+        self._encode_stations(state, rel_of, out)
+
+        o = sec["move"].start
+        if builder is not None and builder.started:
+            out[o] = 1.0
+            out[o + 1] = min(1.0, (len(builder.tokens) - 1) / 10)
+            out[o + 2 + builder.tray] = 1.0
+            if builder.cell in _CELL_INDEX:
+                out[o + 2 + self.trays + _CELL_INDEX[builder.cell]] = 1.0
+
+        o = sec["decision"].start
+        out[o] = state.moves_left / 6
+        out[o + 1] = state.build_owner == seat
+        t = self.trays
+        if state.building != EMPTY:
+            out[o + 2 + state.building] = 1.0
+        if state.phase is Phase.CLEARANCE and state.mainline_queue:
+            out[o + 2 + t + state.mainline_queue[0]] = 1.0
+        if state.collision is not None:
+            out[o + 2 + 2 * t + state.collision.mover] = 1.0
+            if state.collision.struck != EMPTY:
+                out[o + 2 + 3 * t + state.collision.struck] = 1.0
+        return out
+
+    def _encode_trays(self, state: GameState, out: np.ndarray) -> None:
+        n = self.n
+        for i, tray in enumerate(state.trays):
+            if tray.train == EMPTY:
+                continue
+            base = self.sections["trays"].start + i * self.tray_features
+            train = self.catalogue.cards[tray.train].train
+            assert train is not None
+            out[base] = 1.0
+            out[base + train.number] = 1.0  # numbers 1..12 at offsets 1..12
+            b = base + 1 + TRAIN_NUMBERS
+            out[b] = train.extra
+            out[b + 1] = tray.direction > 0
+            out[b + 2] = tray.direction < 0
+            out[b + 3] = tray.at_dp
+            b += 4
+            if tray.line != EMPTY:
+                out[b + tray.line] = 1.0
+                out[b + n + 1 + tray.region] = 1.0
+            b += n + 1 + MAX_REGIONS
+            if tray.office != EMPTY and tray.cell is not None:
+                out[b + tray.office] = 1.0
+                out[b + n + _CELL_INDEX[tray.cell]] = 1.0
+            b += n + len(CELLS)
+            out[b] = min(1.0, tray.split / 4)
+            b += 1
+            for k, code in enumerate(tray.consist[:CONSIST_SLOTS]):
+                slot = b + k * (CONSIST_VALUES + 1)
+                if code == ENGINE:
+                    out[slot + 1] = 1.0
+                else:
+                    out[slot + 2 + (code & ~FLIPPED)] = 1.0
+                    out[slot + CONSIST_VALUES] = bool(code & FLIPPED)
+
+    def _encode_stations(self, state: GameState, rel_of: dict[int, int], out: np.ndarray) -> None:
+        n = self.n
+        layout = self.cell_layout
+        cf = self.cell_features
+        per_station = n + 1 + len(CELLS) * cf
+        start = self.sections["stations"].start
+        cat_cards = self.catalogue.cards
+        for office, station in enumerate(state.stations):
+            base = start + office * per_station
+            out[base + rel_of[state.seat_of_office[office]]] = 1.0
+            out[base + n] = state.is_control_point(office)
+            cells = base + n + 1
+            card_rows = self.card_rows
+            width = card_rows.shape[2]
+            for cell, (card, rotated) in station.grid.items():
+                c = cells + _CELL_INDEX[cell] * cf
+                out[c : c + width] = card_rows[card, int(rotated)]
+            for cell in station.boxes:
+                if is_locked(station, cell):
+                    out[cells + _CELL_INDEX[cell] * cf + layout["locked"][0]] = 1.0
+            for cell, cars in station.cars.items():
+                c = cells + _CELL_INDEX[cell] * cf
+                for code in cars:
+                    out[c + layout["cars"][0] + (code & ~FLIPPED)] += 0.25
+                    if code & FLIPPED:
+                        out[c + layout["flipped"][0]] += 0.25
+            for cell, boxes in station.boxes.items():
+                c = cells + _CELL_INDEX[cell] * cf
+                for code in boxes.outbound:
+                    out[c + layout["green"][0] + car_type(code)] += 1 / 3
+                for code in boxes.inbound:
+                    out[c + layout["red"][0] + car_type(code)] += 1 / 3
+                w = c + layout["work"][0]
+                for slot, code in enumerate(boxes.work):
+                    if code != EMPTY:
+                        out[w + slot * (len(CARGO_TYPES) + 1) + car_type(code)] = 1.0
+                        out[w + slot * (len(CARGO_TYPES) + 1) + len(CARGO_TYPES)] = boxes.unloading[slot]
+                spec = cat_cards[station.grid[cell][0]].facility
+                assert spec is not None
+                workers = spec.laborers + spec.porters
+                bonus = 0
+                for modifier_cell, served in station.modifiers.items():
+                    if served == cell:
+                        modifier = cat_cards[station.grid[modifier_cell][0]].modifier
+                        assert modifier is not None
+                        workers += modifier.laborers + modifier.porters
+                        bonus += modifier.capacity
+                out[c + layout["workers"][0]] = min(1.0, workers / 4)
+                out[c + layout["bonus"][0]] = min(1.0, bonus / 2)
+                if state.phase is Phase.CARGO and state.office_of_seat[state.current_player()] == office:
+                    out[c + layout["used"][0]] = min(1.0, state.workers_used.get(cell, 0) / 4)
+            for tray in state.trays:
+                if tray.office == office and tray.cell is not None:
+                    out[cells + _CELL_INDEX[tray.cell] * cf + layout["trays"][0]] += 1 / 3
+
+
+_CELL_INDEX = {cell: i for i, cell in enumerate(CELLS)}
+
+__all__ = ["ObservationEncoder"]
