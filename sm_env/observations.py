@@ -143,7 +143,7 @@ class ObservationEncoder:
 
         o = sec["hand"].start
         for card in state.hands[seat]:
-            out[o + card] += 0.5
+            out[o + card] = min(1.0, out[o + card] + 0.25)
         o = sec["departments"].start
         cards = len(self.catalogue.cards)
         for d, dept in enumerate(state.departments):
@@ -268,9 +268,11 @@ class ObservationEncoder:
             for cell, boxes in station.boxes.items():
                 c = cells + _CELL_INDEX[cell] * cf
                 for code in boxes.outbound:
-                    out[c + layout["green"][0] + car_type(code)] += 1 / 3
+                    green = c + layout["green"][0] + car_type(code)
+                    out[green] = min(1.0, out[green] + 1 / 3)
                 for code in boxes.inbound:
-                    out[c + layout["red"][0] + car_type(code)] += 1 / 3
+                    red = c + layout["red"][0] + car_type(code)
+                    out[red] = min(1.0, out[red] + 1 / 3)
                 w = c + layout["work"][0]
                 for slot, code in enumerate(boxes.work):
                     if code != EMPTY:

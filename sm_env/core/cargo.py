@@ -278,6 +278,8 @@ def _labor_problem(
         working = sum(1 for c, u in zip(boxes.work, boxes.unloading, strict=True) if c == code and not u)
         if empties <= working:
             return ("R9.3.1", f"no empty {car_name(code - 1).split()[-1]} on the industry track to load")
+    if end == CAR_SIDE and code - 1 not in station.cars.get(cell, ()):
+        return ("R9.3.1", f"no empty {car_name(code - 1).split()[-1]} on the industry track to take the load")
     if end == BOX_SIDE and state.room(spec, boxes, False, state.capacity_bonus(station, cell)) <= 0:
         return ("R9.1.3", "the red box is full: the load waits on MEN")
     return None

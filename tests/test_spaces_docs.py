@@ -1,0 +1,41 @@
+"""docs/actions.md and docs/observations.md describe the spaces the code builds."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sm_env.actions import ActionTable
+from sm_env.core.catalogue import load_catalogue
+from sm_env.core.config import GameConfig
+from sm_env.observations import ObservationEncoder
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+CONFIG = GameConfig(offices=3, days=1)
+
+
+def table_rows(text: str) -> dict[str, tuple[int, int]]:
+    """``| `name` | start | size | text |`` rows of a markdown file (four columns)."""
+    rows = re.findall(r"^\| `([a-z_]+)` \| (\d+) \| (\d+) \| \S", text, flags=re.MULTILINE)
+    return {name: (int(start), int(size)) for name, start, size in rows}
+
+
+def test_actions_doc_lists_every_block_of_the_layout() -> None:
+    table = ActionTable(CONFIG, load_catalogue())
+    documented = table_rows((DOCS / "actions.md").read_text(encoding="utf-8"))
+    assert documented == {name: (start, size) for name, start, size, _, _ in table.layout()}
+    assert f"N = {table.size})" in (DOCS / "actions.md").read_text(encoding="utf-8")
+
+
+def test_observations_doc_lists_every_section() -> None:
+    cat = load_catalogue()
+    encoder = ObservationEncoder(CONFIG, cat, ActionTable(CONFIG, cat))
+    text = (DOCS / "observations.md").read_text(encoding="utf-8")
+    rows = table_rows(text)
+    sections = {name: (s.start, s.stop - s.start) for name, s in encoder.sections.items()}
+    assert {k: rows[k] for k in sections} == sections
+    cells = re.findall(r"^\| `([a-z]+)` \| (\d+) \| (\d+) \|$", text, flags=re.MULTILINE)
+    assert {
+        name: (int(a), int(b)) for name, a, b in cells if name in encoder.cell_layout
+    } == encoder.cell_layout
+    assert f"`CELL_FEATURES` = {encoder.cell_features}" in text
