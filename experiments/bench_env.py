@@ -1,0 +1,66 @@
+"""Benchmark the PettingZoo environment: random masked play, steps per second, with the parts
+of a step timed apart (observe with its mask, step), and PettingZoo's connect_four_v3 played
+the same way for scale when pygame is installed.
+
+    python -m experiments.bench_env --games 20 --offices 3
+
+Speed is measured here, never in timed tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+import sm_env
+
+
+def play(env: Any, games: int) -> tuple[int, float, float, float]:
+    """(steps, seconds, seconds in last(), seconds in step()) of random masked play."""
+    rng = np.random.default_rng(0)
+    steps = 0
+    t_last = t_step = 0.0
+    start = time.perf_counter()
+    for game in range(games):
+        env.reset(seed=game)
+        for _agent in env.agent_iter():
+            t0 = time.perf_counter()
+            obs, _reward, term, trunc, _info = env.last()
+            t1 = time.perf_counter()
+            action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            t_last += t1 - t0
+            t_step += time.perf_counter() - t1
+            steps += action is not None
+    return steps, time.perf_counter() - start, t_last, t_step
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--offices", type=int, default=3)
+    parser.add_argument("--days", type=int, default=1)
+    args = parser.parse_args()
+
+    env = sm_env.env(num_offices=args.offices, days=args.days)
+    steps, seconds, t_last, t_step = play(env, args.games)
+    raw = env.unwrapped
+    print(
+        f"station_master_v0, {args.offices} offices, {args.days} day(s): {steps} steps in {seconds:.2f} s, "
+        f"{steps / seconds:,.0f} steps/s (observe {1e6 * t_last / steps:.0f} µs, step {1e6 * t_step / steps:.0f} µs "
+        f"per step); actions {raw.table.size}, observation {raw.encoder.size}"
+    )
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError as err:  # connect_four needs pygame
+        print(f"connect_four_v3 not measured: {err}")
+        return
+    steps, seconds, _, _ = play(connect_four_v3.env(), args.games * 20)
+    print(f"connect_four_v3 for scale: {steps} steps in {seconds:.2f} s, {steps / seconds:,.0f} steps/s")
+
+
+if __name__ == "__main__":
+    main()
