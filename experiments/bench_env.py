@@ -39,7 +39,9 @@ def play(env: Any, games: int) -> tuple[int, float, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--offices", type=int, default=3)
     parser.add_argument("--days", type=int, default=1)
@@ -48,10 +50,11 @@ def main() -> None:
     env = sm_env.env(num_offices=args.offices, days=args.days)
     steps, seconds, t_last, t_step = play(env, args.games)
     raw = env.unwrapped
+    per_observe, per_step = 1e6 * t_last / steps, 1e6 * t_step / steps
     print(
         f"station_master_v0, {args.offices} offices, {args.days} day(s): {steps} steps in {seconds:.2f} s, "
-        f"{steps / seconds:,.0f} steps/s (observe {1e6 * t_last / steps:.0f} µs, step {1e6 * t_step / steps:.0f} µs "
-        f"per step); actions {raw.table.size}, observation {raw.encoder.size}"
+        f"{steps / seconds:,.0f} steps/s (observe {per_observe:.0f} µs, step {per_step:.0f} µs per step); "
+        f"actions {raw.table.size}, observation {raw.encoder.size}"
     )
     try:
         from pettingzoo.classic import connect_four_v3

@@ -239,11 +239,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
             self.rewards = dict.fromkeys(self.agents, team)
         else:
             self.rewards = {a: float(deltas[self._seat_of[a]]) for a in self.agents}
+        # Like the rewards, an agent's revenue events gather until it acts again.
+        self.infos[agent] = {"revenue_events": []}
         new_entries = game.ledger[self._ledger_seen :]
         self._ledger_seen = len(game.ledger)
-        for a in self.agents:
-            seat = self._seat_of[a]
-            self.infos[a] = {"revenue_events": [e._asdict() for e in new_entries if e.seat == seat]}
+        coop = self.config.mode is Mode.COOP
+        for entry in new_entries:
+            for a in self.agents if coop else (self._agent_of[entry.seat],):
+                self.infos[a]["revenue_events"].append(entry._asdict())
         game.events.clear()  # the ledger keeps what matters; the log would grow all game
         self._accumulate_rewards()
         if game.is_terminal():

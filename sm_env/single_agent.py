@@ -4,9 +4,12 @@
 plays one seat; the other seats are played inside ``step()`` by the given opponents until the
 learner must decide again or the game ends. The observation is the learner's observation
 vector without the mask; ``action_masks()`` gives the mask, as sb3-contrib's MaskablePPO
-expects. The reward is the change of the learner's own revenue since its previous decision,
-including changes caused while the opponents played (a collision it is charged for, say),
-and never an opponent's reward.
+expects. The reward is the change of the learner's own revenue since its previous decision
+(in co-op, of the team's total, as in the AEC environment), including changes caused while
+the opponents played (a collision it is charged for, say), and never an opponent's reward.
+With ``illegal_action="terminate"`` a masked action ends the episode with ``illegal_reward``;
+with ``"penalize"`` it costs ``illegal_reward`` and changes nothing (Gymnasium's and SB3's
+``check_env`` try unmasked random actions); ``"raise"`` (default) raises ``IllegalActionError``.
 
 Opponents, one for every other seat, or a dict from agent name to opponent:
 - ``None`` (default): uniformly random legal actions, from the generator seeded by ``reset``;
@@ -54,6 +57,7 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
+        self._ended_by_illegal_action = False
         others = [a for a in self.aec.possible_agents if a != learner]
         if isinstance(opponents, Mapping):
             missing = sorted(set(others) - set(opponents))
@@ -73,6 +77,7 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
+        self._ended_by_illegal_action = False
         game_seed = int(self.np_random.integers(2**32)) if seed is None else seed
         self.aec.reset(seed=game_seed)
         self._play_opponents()
@@ -87,8 +92,14 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
-            terminated = self.illegal_action == "terminate"
-            return self._observation(), self.illegal_reward, terminated, False, self._info()
+            self._ended_by_illegal_action = self.illegal_action == "terminate"
+            return (
+                self._observation(),
+                self.illegal_reward,
+                self._ended_by_illegal_action,
+                False,
+                self._info(),
+            )
         self._play_opponents()
         reward = float(aec._cumulative_rewards[self.learner])
         return (
@@ -131,7 +142,9 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _over(self) -> bool:
         aec = self.aec
-        return aec.terminations[self.learner] or aec.truncations[self.learner]
+        return (
+            self._ended_by_illegal_action or aec.terminations[self.learner] or aec.truncations[self.learner]
+        )
 
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.learner)["observation"]

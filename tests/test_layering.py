@@ -88,7 +88,9 @@ ENV_FILES = sorted(p for p in (ROOT / "sm_env").glob("*.py"))
 @pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_env_modules_import_no_bots_experiments_or_torch(path: Path) -> None:
     """core <- env <- agents <- experiments: the environments sit below the bots."""
-    bad = [name for name in imported_modules(path) if name.split(".")[0] in ("agents", "experiments", "torch")]
+    bad = [
+        name for name in imported_modules(path) if name.split(".")[0] in ("agents", "experiments", "torch")
+    ]
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 

@@ -177,6 +177,17 @@ class Catalogue:
     source: str = field(compare=False)
     train_by_number: Mapping[int, int] = field(compare=False)  # timetabled trains with count > 0
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Catalogue:
+        return self  # immutable: copies of a game share it
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickles (for process pools) with its indexes as plain dicts."""
+        fields_ = (
+            self.cards, dict(self.by_id), self.workers, self.stock_loaded, self.stock_empty,
+            self.source, dict(self.train_by_number),
+        )  # fmt: skip
+        return (_unpickle_catalogue, fields_)
+
     def card(self, card_id: str) -> CardType:
         try:
             return self.cards[self.by_id[card_id]]
@@ -197,6 +208,26 @@ class Catalogue:
             supply[car_code(type_index, True)] = loaded
             supply[car_code(type_index, False)] = empty
         return tuple(supply)
+
+
+def _unpickle_catalogue(
+    cards: tuple[CardType, ...],
+    by_id: dict[str, int],
+    workers: tuple[WorkerKind, ...],
+    stock_loaded: tuple[int, ...],
+    stock_empty: tuple[int, ...],
+    source: str,
+    train_by_number: dict[int, int],
+) -> Catalogue:
+    return Catalogue(
+        cards,
+        MappingProxyType(by_id),
+        workers,
+        stock_loaded,
+        stock_empty,
+        source,
+        MappingProxyType(train_by_number),
+    )
 
 
 def load_catalogue(path: str | os.PathLike[str] | None = None) -> Catalogue:
