@@ -104,6 +104,7 @@ def _demo(args: argparse.Namespace) -> int:
             "mode": config.mode.value,
             "house_rules": config.house_rules.to_dict(),
             "revenue": list(state.revenue()),
+            "revenue_by_rule": [_revenue_by_rule(state, seat) for seat in range(config.offices)],
             "winners": list(state.winners()),
             "events": dict(sorted(counts.items())),
             "stages_played": state.stages_played,
@@ -150,6 +151,15 @@ _LEDGER_COLUMNS = (
     ("unloaded", ("R9.3.2",)),
     ("collisions", ("R8.2.3", "R8.2.4", "R10.1")),
 )
+
+
+def _revenue_by_rule(state: GameState, seat: int) -> dict[str, int]:
+    """A seat's ledger summed by rule id (R2.4.7)."""
+    totals: Counter[str] = Counter()
+    for entry in state.ledger:
+        if entry.seat == seat:
+            totals[entry.rule] += entry.amount
+    return dict(sorted(totals.items()))
 
 
 def _print_revenue(console: Console, state: GameState) -> None:

@@ -27,7 +27,7 @@ from sm_env.core.catalogue import CardKind, Catalogue, Deck, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import DrawHomeOffice, Intent, Pass
-from sm_env.core.phases import LOCAL_OPS_PHASES, SEAT_TURN_PHASES
+from sm_env.core.phases import SEAT_TURN_PHASES
 from sm_env.core.state import Boxes, GameState, Phase, Tray
 from sm_env.core.trains import free_tray
 
@@ -38,6 +38,7 @@ ENGINE: int = switching.ENGINE
 HAND_LIMIT = 3  # R6.2.4
 STAGES_PER_DAY = 12
 OFFICE_CELL = (0, 0)
+LOCAL_OPS_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY})
 
 
 def cid(card_id: str) -> int:

@@ -190,3 +190,13 @@ def test_unwritable_save_replay_path_is_an_error_without_traceback(
     target = tmp_path / "no-such-dir" / "game.json"
     code, _, err = run(capsys, "demo", "--seed", "1", "--json", "--save-replay", str(target))
     assert code == 2 and err.startswith("station-master: error:")
+
+
+def test_demo_json_revenue_by_rule_adds_up_to_the_revenue(capsys: pytest.CaptureFixture[str]) -> None:
+    """R2.4.7: the summary's ledger, summed by rule id, makes each seat's revenue."""
+    code, out, _ = run(capsys, "demo", "--seed", "6", "--offices", "4", "--days", "2", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    by_rule = summary["revenue_by_rule"]
+    assert [sum(rules.values()) for rules in by_rule] == summary["revenue"]
+    assert any(by_rule), "seed 6 has revenue changes to show"

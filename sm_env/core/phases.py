@@ -21,4 +21,3 @@ class Phase(enum.Enum):
 # Phases in which the seats act in turn from the Superintendent (R5.0.1); in the others the
 # deciding seat is ``GameState.actor``.
 SEAT_TURN_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY, Phase.CARGO})
-LOCAL_OPS_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY})

@@ -1065,4 +1065,4 @@ _HANDLERS: dict[type, Callable[[GameState, Any], None]] = {
     EndCargo: cargo.apply_end_cargo,
 }
 
-__all__ = ["CLOCK", "Boxes", "Event", "GameState", "Phase", "Station", "Tray"]
+__all__ = ["CLOCK", "Boxes", "Event", "GameState", "LedgerEntry", "Phase", "Station", "Tray"]
