@@ -127,6 +127,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         if seed is None:
             seed = int(np.random.default_rng().integers(2**32))
         self.game = game = GameState.new(self.config, seed & 0xFFFFFFFF, self.catalogue)
+        self.encoder.reset_cache()
         game.events.clear()
         self.agents = self.possible_agents[:]
         self._agent_of = [""] * self.config.offices

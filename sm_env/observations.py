@@ -21,7 +21,7 @@ from sm_env.core.cars import FLIPPED, N_CAR_CODES, car_type
 from sm_env.core.catalogue import CardKind, Catalogue
 from sm_env.core.config import GameConfig
 from sm_env.core.phases import Phase
-from sm_env.core.pieces import EMPTY, WORK_SLOTS
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Station
 from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY, GameState
 from sm_env.core.station import COL_LIMIT, ENGINE, MAX_TRAY_CARS, ROW_LIMIT, geometry_for, is_locked
 
@@ -77,6 +77,7 @@ class ObservationEncoder:
             "bonus": (tail + 3, 1),
         }
         self.cell_features = tail + 4
+        self._planes: dict[int, tuple[tuple[int, int], np.ndarray]] = {}
         # The static channels of each card, as printed and turned: class, rotated, ends, wheel.
         self.card_rows = np.zeros((len(catalogue.cards), 2, g + 8), dtype=np.float32)
         for card in self.grid_cards:
@@ -121,8 +122,9 @@ class ObservationEncoder:
     def encode(self, state: GameState, seat: int, builder: MoveBuilder | None, out: np.ndarray) -> np.ndarray:
         """Fill ``out`` (length ``size``) with what ``seat`` sees.
 
-        The values are gathered in a dict (index -> value; counts add up) and written with one
-        fancy assignment, then clipped to [-1, 1]: far fewer numpy calls than writing one by one.
+        The values are gathered in a dict (index -> value; counts add up), clipped to [-1, 1]
+        and written with one fancy assignment: far fewer numpy calls than one by one. The
+        cards' own channels come from a cached plane per station.
         """
         v: dict[int, float] = {}
         n = self.n
@@ -208,11 +210,26 @@ class ObservationEncoder:
 
         out.fill(0.0)
         self._encode_stations(state, rel_of, v, out)  # writes the static card rows directly
-        out[np.fromiter(v.keys(), dtype=np.intp, count=len(v))] = np.fromiter(
-            v.values(), dtype=np.float32, count=len(v)
-        )
-        np.clip(out, -1.0, 1.0, out=out)
+        values = np.fromiter(v.values(), dtype=np.float32, count=len(v))
+        out[np.fromiter(v.keys(), dtype=np.intp, count=len(v))] = np.clip(values, -1.0, 1.0, out=values)
         return out
+
+    def _card_plane(self, office: int, station: Station) -> np.ndarray:
+        """The static channels of a station's cells, cached: cards are only ever added to a
+        grid or the office replaced, so the grid's size and office card tell its state."""
+        key = (len(station.grid), station.grid[OFFICE_CELL][0])
+        cached = self._planes.get(office)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        plane = np.zeros((len(CELLS), self.card_rows.shape[2]), dtype=np.float32)
+        for cell, (card, rotated) in station.grid.items():
+            plane[_CELL_INDEX[cell]] = self.card_rows[card, int(rotated)]
+        self._planes[office] = (key, plane)
+        return plane
+
+    def reset_cache(self) -> None:
+        """Forget the cached card planes (a new game begins)."""
+        self._planes.clear()
 
     def _encode_trays(self, state: GameState, v: dict[int, float]) -> None:
         n = self.n
@@ -257,17 +274,16 @@ class ObservationEncoder:
         per_station = n + 1 + len(CELLS) * cf
         start = self.sections["stations"].start
         cat_cards = self.catalogue.cards
-        card_rows = self.card_rows
-        width = card_rows.shape[2]
+        width = self.card_rows.shape[2]
         cars_at, flipped_at, trays_at = layout["cars"][0], layout["flipped"][0], layout["trays"][0]
         for office, station in enumerate(state.stations):
             base = start + office * per_station
             v[base + rel_of[state.seat_of_office[office]]] = 1.0
             v[base + n] = float(state.is_control_point(office))
             cells = base + n + 1
-            for cell, (card, rotated) in station.grid.items():
-                c = cells + _CELL_INDEX[cell] * cf
-                out[c : c + width] = card_rows[card, int(rotated)]
+            out[cells : cells + len(CELLS) * cf].reshape(len(CELLS), cf)[:, :width] = self._card_plane(
+                office, station
+            )
             for cell, cars in station.cars.items():
                 c = cells + _CELL_INDEX[cell] * cf
                 for code in cars:

@@ -39,3 +39,33 @@ def test_observations_doc_lists_every_section() -> None:
         name: (int(a), int(b)) for name, a, b in cells if name in encoder.cell_layout
     } == encoder.cell_layout
     assert f"`CELL_FEATURES` = {encoder.cell_features}" in text
+
+
+def test_cached_card_planes_match_a_fresh_encoding() -> None:
+    """The station card planes are cached by grid size and office card (cards are only added
+    to a grid, or the office replaced): over random games the cached encoding always equals
+    one built from scratch."""
+    import numpy as np
+
+    import sm_env
+
+    for seed in range(3):
+        env = sm_env.env(num_offices=2, days=2)
+        env.reset(seed=seed)
+        raw = env.unwrapped
+        rng = np.random.default_rng(seed)
+        fresh = ObservationEncoder(raw.config, raw.catalogue, raw.table)
+        placed = 0
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            fresh.reset_cache()
+            expected = fresh.encode(
+                raw.game, raw.seat_of(agent), raw._builder, np.empty(fresh.size, np.float32)
+            )
+            assert np.array_equal(obs["observation"], expected)
+            placed = max(placed, sum(len(st.grid) for st in raw.game.stations))
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert placed > 6  # cards were laid, so the planes changed
