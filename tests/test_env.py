@@ -554,7 +554,7 @@ def test_infos_list_the_revenue_events_since_the_agents_last_action() -> None:
                 for event in events:
                     assert isinstance(event["rule"], str) and event["rule"]
                     assert isinstance(event["amount"], int)
-                assert raw._cumulative_rewards[a] == sum(e["amount"] for e in events)  # type: ignore[misc]
+                assert raw._cumulative_rewards[a] == sum(e["amount"] for e in events)
 
         play(env, seed, after=after)
         found.update(entry.rule for entry in raw.game.ledger)
