@@ -58,6 +58,7 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self._ended_by_illegal_action = False
+        self._carried = 0.0
         others = [a for a in self.aec.possible_agents if a != learner]
         if isinstance(opponents, Mapping):
             missing = sorted(set(others) - set(opponents))
@@ -81,6 +82,8 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         game_seed = int(self.np_random.integers(2**32)) if seed is None else seed
         self.aec.reset(seed=game_seed)
         self._play_opponents()
+        # Anything the learner earned before its first decision comes with its first reward.
+        self._carried = float(self.aec._cumulative_rewards[self.learner])
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -101,7 +104,8 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
                 self._info(),
             )
         self._play_opponents()
-        reward = float(aec._cumulative_rewards[self.learner])
+        reward = float(aec._cumulative_rewards[self.learner]) + self._carried
+        self._carried = 0.0
         return (
             self._observation(),
             reward,
