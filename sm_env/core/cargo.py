@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sm_env.core.cars import COACH, FLIPPED, N_CAR_CODES, car_name, car_type
-from sm_env.core.catalogue import FacilitySpec
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Board, Cell, Detrain, EndCargo, Intent, Labor, Spot
 from sm_env.core.phases import Phase
@@ -39,7 +38,7 @@ CAR_SIDE = WORK_SLOTS  # the car on the industry track an outbound load ends in,
 def workers(state: GameState, station: Station, cell: Cell) -> int:
     """Laborers of a freight facility or Porters of a passenger one, with the Modifiers that
     serve it (R9.1.4, R9.1.5, R9.0.3)."""
-    spec = facility(state, station, cell)
+    spec = state.facility_spec(station, cell)
     count = spec.laborers if spec.category == "freight" else spec.porters
     for modifier_cell, served in station.modifiers.items():
         if served == cell:
@@ -47,12 +46,6 @@ def workers(state: GameState, station: Station, cell: Cell) -> int:
             assert modifier is not None
             count += modifier.laborers if spec.category == "freight" else modifier.porters
     return count
-
-
-def facility(state: GameState, station: Station, cell: Cell) -> FacilitySpec:
-    spec = state.catalogue.cards[station.grid[cell][0]].facility
-    assert spec is not None  # boxes exist only on facility cards
-    return spec
 
 
 def workers_left(state: GameState, station: Station, cell: Cell) -> int:
@@ -111,9 +104,9 @@ def _actions(state: GameState, seat: int) -> list[Intent]:
         left = workers_left(state, station, cell)
         if left <= 0:
             continue
-        spec = facility(state, station, cell)
+        spec = state.facility_spec(station, cell)
         if spec.category == "passenger":
-            out.extend(_porter_actions(state, seat, office, station.boxes[cell], spec))
+            out.extend(_porter_actions(state, seat, office))
             continue
         boxes = station.boxes[cell]
         for code in sorted(set(boxes.outbound)):
@@ -136,16 +129,13 @@ def _office_trays(state: GameState, office: int) -> list[int]:
     return [i for i, t in enumerate(state.trays) if t.office == office and t.cell == OFFICE_CELL]
 
 
-def _porter_actions(
-    state: GameState, seat: int, office: int, boxes: Boxes, spec: FacilitySpec
-) -> list[Intent]:
+def _porter_actions(state: GameState, seat: int, office: int) -> list[Intent]:
+    """What the office's Porters may do: exactly what ``_porter_problem`` allows."""
     out: list[Intent] = []
-    room = state.room(spec, boxes, False, state.capacity_bonus(state.stations[office], OFFICE_CELL))
     for i in _office_trays(state, office):
-        consist = state.trays[i].consist
-        if LOADED_COACH in boxes.outbound and EMPTY_COACH in consist:
+        if _porter_problem(state, seat, i, True) is None:
             out.append(Board(seat, i))
-        if LOADED_COACH in consist and state.division[EMPTY_COACH] and room > 0:
+        if _porter_problem(state, seat, i, False) is None:
             out.append(Detrain(seat, i))
     return out
 
@@ -174,7 +164,7 @@ def _porter_problem(state: GameState, seat: int, tray: int, board: bool) -> tupl
         return (rule, "the train has no loaded coach")
     if not state.division[EMPTY_COACH]:
         return ("C-yards.1", "the Division Yard holds no empty coach")
-    spec = facility(state, station, OFFICE_CELL)
+    spec = state.facility_spec(station, OFFICE_CELL)
     if state.room(spec, boxes, False, state.capacity_bonus(station, OFFICE_CELL)) <= 0:
         return ("R9.1.3", "the red box is full")
     return None
@@ -243,7 +233,7 @@ def _labor_problem(
     """Why this Laborer move is not possible now, as (rule id, message), or None."""
     station = state.stations[office]
     boxes = station.boxes[cell]
-    spec = facility(state, station, cell)
+    spec = state.facility_spec(station, cell)
     kind = car_type(code)
     if not 0 <= code < N_CAR_CODES:
         return ("R9.1.7", f"{code} is not a car code (0..{N_CAR_CODES - 1})")
@@ -290,7 +280,7 @@ def apply_labor(state: GameState, intent: Labor) -> None:
     office = state.office_of_seat[seat]
     station = state.stations[office]
     boxes = station.boxes.get(cell)
-    if boxes is None or facility(state, station, cell).category != "freight":
+    if boxes is None or state.facility_spec(station, cell).category != "freight":
         raise IllegalIntent("R9.1.4", f"seat {seat}'s station has no freight facility at {cell}")
     if not isinstance(spot, Spot):
         raise IllegalIntent("R9.1.7", f"{spot!r} is not a place a load can be")

@@ -429,7 +429,7 @@ class GameState:
         station = self.stations[self.office_of_seat[seat]]
         for cell in sorted(station.boxes):
             boxes = station.boxes[cell]
-            facility = self._facility_spec(station, cell)
+            facility = self.facility_spec(station, cell)
             if self.room(facility, boxes, True, self.capacity_bonus(station, cell)) > 0:
                 for t in facility.outbound:
                     code = t * 2 + 1
@@ -444,7 +444,7 @@ class GameState:
                     out.append(Unjam(seat, cell, Area(slot + 1), code))
         return out
 
-    def _facility_spec(self, station: Station, cell: Cell) -> FacilitySpec:
+    def facility_spec(self, station: Station, cell: Cell) -> FacilitySpec:
         facility = self.catalogue.cards[station.grid[cell][0]].facility
         assert facility is not None  # boxes exist only on facility cards
         return facility
@@ -590,7 +590,7 @@ class GameState:
         boxes = station.boxes.get(cell)
         if boxes is None:
             raise IllegalIntent(rule, f"seat {seat}'s station has no facility with cargo boxes at {cell}")
-        return boxes, self._facility_spec(station, cell)
+        return boxes, self.facility_spec(station, cell)
 
     # The card-play step (R6.2.2-R6.2.4)
 
