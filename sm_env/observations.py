@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sm_env.actions import CARGO_TYPES, CELLS, ActionTable
+from sm_env.core.cargo import workers
 from sm_env.core.cars import FLIPPED, N_CAR_CODES, car_type
 from sm_env.core.catalogue import CardKind, Catalogue
 from sm_env.core.config import GameConfig
@@ -273,9 +274,10 @@ class ObservationEncoder:
         cf = self.cell_features
         per_station = n + 1 + len(CELLS) * cf
         start = self.sections["stations"].start
-        cat_cards = self.catalogue.cards
         width = self.card_rows.shape[2]
         cars_at, flipped_at, trays_at = layout["cars"][0], layout["flipped"][0], layout["trays"][0]
+        # The office whose Cargo turn it is: its workers' use this Stage shows.
+        working_office = state.office_of_seat[state.current_player()] if state.phase is Phase.CARGO else EMPTY
         for office, station in enumerate(state.stations):
             base = start + office * per_station
             v[base + rel_of[state.seat_of_office[office]]] = 1.0
@@ -306,19 +308,9 @@ class ObservationEncoder:
                         v[w + slot * (len(CARGO_TYPES) + 1) + len(CARGO_TYPES)] = float(boxes.unloading[slot])
                 if is_locked(station, cell):
                     v[c + layout["locked"][0]] = 1.0
-                spec = cat_cards[station.grid[cell][0]].facility
-                assert spec is not None
-                workers = spec.laborers + spec.porters
-                bonus = 0
-                for modifier_cell, served in station.modifiers.items():
-                    if served == cell:
-                        modifier = cat_cards[station.grid[modifier_cell][0]].modifier
-                        assert modifier is not None
-                        workers += modifier.laborers + modifier.porters
-                        bonus += modifier.capacity
-                v[c + layout["workers"][0]] = workers / 4
-                v[c + layout["bonus"][0]] = bonus / 2
-                if state.phase is Phase.CARGO and state.office_of_seat[state.current_player()] == office:
+                v[c + layout["workers"][0]] = workers(state, station, cell) / 4
+                v[c + layout["bonus"][0]] = state.capacity_bonus(station, cell) / 2
+                if office == working_office:
                     v[c + layout["used"][0]] = state.workers_used.get(cell, 0) / 4
             for tray in state.trays:
                 if tray.office == office and tray.cell is not None:
