@@ -192,7 +192,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._game()
         mask = self.action_mask()
         if not isinstance(action, int | np.integer) or not 0 <= int(action) < self.table.size:
             raise IllegalActionError(
@@ -202,7 +201,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         if not mask[action]:
             raise IllegalActionError(f"{agent}: {self.action_to_str(agent, action)} is masked out now")
         seat = self._seat_of[agent]
-        before = game.revenue()
         name, _ = self.table.decode(action)
         if name.startswith("move_"):
             move = self._move_builder().advance(action)
@@ -212,7 +210,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
             intent = self.table.intent(seat, action)
             assert intent is not None
             self._apply(intent)
-        self._after_step(agent, before)
+        self._after_step(agent)
 
     def step_intent(self, intent: Intent) -> None:
         """Apply a core intent for the agent to act (bots that decide on the core state);
@@ -222,31 +220,26 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
             raise IllegalActionError(f"{agent} is in the middle of spelling a Move")
         if intent.seat != self._seat_of[agent]:
             raise IllegalIntent("R5.0.1", f"{agent} is seat {self._seat_of[agent]}, not seat {intent.seat}")
-        before = self._game().revenue()
         self._apply(intent)
-        self._after_step(agent, before)
+        self._after_step(agent)
 
     def _apply(self, intent: Intent) -> None:
         self._game().apply(intent)
         self._builder = None
 
-    def _after_step(self, agent: str, before: tuple[int, ...]) -> None:
+    def _after_step(self, agent: str) -> None:
+        """Rewards and revenue events from the ledger entries this step added (R2.4.7)."""
         game = self._game()
-        after = game.revenue()
-        deltas = [a - b for a, b in zip(after, before, strict=True)]
-        self._cumulative_rewards[agent] = 0.0
-        if self.config.mode is Mode.COOP:
-            team = float(sum(deltas))
-            self.rewards = dict.fromkeys(self.agents, team)
-        else:
-            self.rewards = {a: float(deltas[self._seat_of[a]]) for a in self.agents}
-        # Like the rewards, an agent's revenue events gather until it acts again.
-        self.infos[agent] = {"revenue_events": []}
         new_entries = game.ledger[self._ledger_seen :]
         self._ledger_seen = len(game.ledger)
         coop = self.config.mode is Mode.COOP
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        # Like the rewards, an agent's revenue events gather until it acts again.
+        self.infos[agent] = {"revenue_events": []}
         for entry in new_entries:
             for a in self.agents if coop else (self._agent_of[entry.seat],):
+                self.rewards[a] += entry.amount
                 self.infos[a]["revenue_events"].append(entry._asdict())
         game.events.clear()  # the ledger keeps what matters; the log would grow all game
         self._accumulate_rewards()
