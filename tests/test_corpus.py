@@ -1,0 +1,40 @@
+"""The replay corpus (tests/data/replays.jsonl.gz, experiments/record_corpus.py): games
+recorded before the engine redesign, over 1-6 offices, 1-3 days, every house-rule
+combination, competitive and co-op. Each must replay to the very final state hash it
+recorded (C-rng.2): a refactor that changes any rule, any random draw or any state field
+fails here."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from sm_env.core.replay import Replay, parse_replay
+
+CORPUS = Path(__file__).parent / "data" / "replays.jsonl.gz"
+
+
+def _corpus() -> list[Replay]:
+    with gzip.open(CORPUS, "rt", encoding="utf-8") as lines:
+        return [parse_replay(json.loads(line), source=f"{CORPUS.name}:{i + 1}") for i, line in enumerate(lines)]
+
+
+REPLAYS = _corpus()
+
+
+def test_c_rng_2_corpus_covers_every_configuration() -> None:
+    assert len(REPLAYS) >= 200
+    assert {r.config.offices for r in REPLAYS} == set(range(1, 7))
+    assert {r.config.days for r in REPLAYS} == {1, 2, 3}
+    assert {r.config.mode.value for r in REPLAYS} == {"competitive", "coop"}
+    combos = Counter(tuple(r.config.house_rules.to_dict().values()) for r in REPLAYS)
+    assert len(combos) == 16
+
+
+@pytest.mark.parametrize("index", range(len(REPLAYS)))
+def test_c_rng_2_corpus_game_replays_to_its_final_hash(index: int) -> None:
+    REPLAYS[index].verify()
