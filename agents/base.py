@@ -6,13 +6,15 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from sm_env.core.intents import Intent
-from sm_env.core.state import GameState
+from sm_env.core.state import GameState, SeatView
 
 
 class Agent(Protocol):
     name: str
 
-    def choose(self, state: GameState) -> Intent: ...
+    def choose(self, view: SeatView) -> Intent:
+        """One of ``view.legal_intents()``. A bot sees only its seat's view, never the state."""
+        ...
 
 
 def play_game(
@@ -21,12 +23,14 @@ def play_game(
     on_decision: Callable[[GameState, Intent], None] | None = None,
 ) -> list[Intent]:
     """Let the agents (one per seat) decide until the game ends; return the decisions.
+    Each bot is handed its own seat's view.
 
     ``on_decision`` is called after each accepted decision, with the state after it.
     """
     decisions: list[Intent] = []
     while not state.is_terminal():
-        intent = agents[state.current_player()].choose(state)
+        seat = state.current_player()
+        intent = agents[seat].choose(state.view(seat))
         state.apply(intent)
         decisions.append(intent)
         if on_decision is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sm_env.core.intents import Intent
 from sm_env.core.rng import Rng
-from sm_env.core.state import GameState
+from sm_env.core.state import SeatView
 
 
 class RandomAgent:
@@ -13,6 +13,6 @@ class RandomAgent:
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed & 0xFFFFFFFF)
 
-    def choose(self, state: GameState) -> Intent:
-        legal = state.legal_intents()
+    def choose(self, view: SeatView) -> Intent:
+        legal = view.legal_intents()
         return legal[self.rng.below(len(legal))]

@@ -1,5 +1,6 @@
 """Benchmark the rules core: random-play decisions per second, and the time of one
-``legal_intents()``, one ``clone()`` and one ``apply()``, over fixed seeds.
+``legal_intents()`` (listed afresh, and again from the decision's cache), ``clone()``,
+``apply()`` (validated, and ``validate=False``) and ``view()``, over fixed seeds.
 
     python -m experiments.bench_core --games 20 --offices 4
 
@@ -13,44 +14,56 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents import RandomAgent, seat_seed
+from agents import seat_seed
 from sm_env.core.config import GameConfig
-from sm_env.core.state import GameState
+from sm_env.core.engine import new_game
+from sm_env.core.rng import Rng
+
+_FIGURES = ("legal", "legal_cached", "clone", "apply", "apply_unchecked", "view")
 
 
 def _run(config: GameConfig, games: int) -> dict[str, float]:
-    decisions = legal_calls = clones = applies = 0
-    t_play = t_legal = t_clone = t_apply = 0.0
+    decisions = samples = 0
+    t_play = 0.0
+    totals = dict.fromkeys(_FIGURES, 0.0)
+    clock = time.perf_counter
     for game in range(games):
-        state = GameState.new(config, game)
-        agents = [RandomAgent(seat_seed(game, s)) for s in range(config.offices)]
+        state = new_game(config, game)
+        rng = Rng(seat_seed(game, 0))
         while not state.is_terminal():
-            t0 = time.perf_counter()
-            intent = agents[state.current_player()].choose(state)
-            state.apply(intent)
-            t_play += time.perf_counter() - t0
+            t0 = clock()
+            legal = state.legal_intents()
+            state.apply(legal[rng.below(len(legal))])
+            t_play += clock() - t0
             decisions += 1
             state.events.clear()
-            if decisions % 10 == 0 and not state.is_terminal():
-                t0 = time.perf_counter()
-                other = state.clone()
-                t_clone += time.perf_counter() - t0
-                clones += 1
-                t0 = time.perf_counter()
-                legal = other.legal_intents()
-                t_legal += time.perf_counter() - t0
-                legal_calls += 1
-                t0 = time.perf_counter()
-                other.apply(legal[0])
-                t_apply += time.perf_counter() - t0
-                applies += 1
-    return {
-        "decisions": decisions,
-        "decisions_per_s": decisions / t_play,
-        "legal_us": 1e6 * t_legal / legal_calls,
-        "clone_us": 1e6 * t_clone / clones,
-        "apply_us": 1e6 * t_apply / applies,
-    }
+            if decisions % 10 or state.is_terminal():
+                continue
+            samples += 1
+            t0 = clock()
+            other = state.clone()
+            totals["clone"] += clock() - t0
+            other.legal_cache = None
+            t0 = clock()
+            legal = other.legal_intents()
+            totals["legal"] += clock() - t0
+            t0 = clock()
+            other.legal_intents()
+            totals["legal_cached"] += clock() - t0
+            unchecked = other.clone()
+            t0 = clock()
+            other.apply(legal[0])
+            totals["apply"] += clock() - t0
+            t0 = clock()
+            unchecked.apply(legal[0], validate=False)
+            totals["apply_unchecked"] += clock() - t0
+            t0 = clock()
+            state.view(state.current_player())
+            totals["view"] += clock() - t0
+    out = {name: 1e6 * total / samples for name, total in totals.items()}
+    out["decisions"] = decisions
+    out["decisions_per_s"] = decisions / t_play
+    return out
 
 
 def main() -> None:
@@ -64,15 +77,15 @@ def main() -> None:
     args = parser.parse_args()
     config = GameConfig(offices=args.offices, days=args.days)
     runs = [_run(config, args.games) for _ in range(args.repeats)]
-    print(
-        f"{args.games} games, {config.offices} offices, {config.days} day(s): {runs[0]['decisions']:.0f} decisions"
-    )
-    print(
-        f"random play (legal_intents + choose + apply): {max(r['decisions_per_s'] for r in runs):,.0f} decisions/s"
-    )
-    print(f"legal_intents(): {min(r['legal_us'] for r in runs):.1f} µs a call")
-    print(f"clone(): {min(r['clone_us'] for r in runs):.1f} µs a call")
-    print(f"apply() of the first legal intent: {min(r['apply_us'] for r in runs):.1f} µs a call")
+    best = {name: min(run[name] for run in runs) for name in _FIGURES}
+    rate = max(run["decisions_per_s"] for run in runs)
+    games = f"{args.games} games, {config.offices} offices, {config.days} day(s)"
+    print(f"{games}: {runs[0]['decisions']:.0f} decisions")
+    print(f"random play (legal_intents + choice + apply): {rate:,.0f} decisions/s")
+    print(f"legal_intents(), listed afresh: {best['legal']:.1f} µs; cached: {best['legal_cached']:.2f} µs")
+    print(f"clone(): {best['clone']:.1f} µs")
+    print(f"apply(): {best['apply']:.1f} µs; apply(validate=False): {best['apply_unchecked']:.1f} µs")
+    print(f"view(seat): {best['view']:.1f} µs")
 
 
 if __name__ == "__main__":

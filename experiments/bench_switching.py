@@ -16,7 +16,7 @@ from collections import Counter
 from experiments.stations import random_station
 from sm_env.core.intents import MoveTray
 from sm_env.core.state import GameState
-from sm_env.core.station import render_station
+from sm_env.core.text import render_station
 
 
 def main() -> None:

@@ -19,12 +19,12 @@ from rich.table import Table
 
 from agents import REGISTRY, play_game, seat_seed
 from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, ReplayError
 from sm_env.core.intents import Intent
 from sm_env.core.replay import Replay, load_replay
 from sm_env.core.state import CLOCK, Event, GameState
-from sm_env.core.station import render_station
-from sm_env.core.trains import render_division
+from sm_env.core.text import event_text, render_division, render_station
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,7 +73,7 @@ def _demo(args: argparse.Namespace) -> int:
         mode=Mode(args.mode),
         house_rules=HouseRules.from_names(args.house_rule),
     )
-    state = GameState.new(config, args.seed)
+    state = new_game(config, args.seed)
     agents = [REGISTRY["random"](seat_seed(args.seed, seat)) for seat in range(config.offices)]
     counts: Counter[str] = Counter()
     console = None if args.json else Console(highlight=False, soft_wrap=True)
@@ -141,7 +141,7 @@ class _StagePrinter:
             self.console.rule(
                 f"Day {event.day + 1} · stage {event.stage + 1} · {CLOCK[event.stage]}", style="dim"
             )
-        self.console.print(f"  {event.text}", markup=False)
+        self.console.print(f"  {event_text(event, state)}", markup=False)
 
 
 _LEDGER_COLUMNS = (

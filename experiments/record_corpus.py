@@ -21,6 +21,7 @@ from pathlib import Path
 from agents import RandomAgent, seat_seed
 from sm_env.core.catalogue import load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.engine import new_game
 from sm_env.core.intents import (
     Board,
     Detrain,
@@ -33,22 +34,23 @@ from sm_env.core.intents import (
 )
 from sm_env.core.replay import Replay
 from sm_env.core.rng import Rng
-from sm_env.core.state import GameState
+from sm_env.core.state import SeatView
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replays.jsonl.gz"
 _EAGER = (Board, Detrain, Labor, StockOutbound, PlaceCard, PlaceModifier)
 
 
 class EagerAgent:
-    """Takes revenue and building work when it can (three times in four), else plays at random."""
+    """Takes revenue and building work when it can (three times in four), else plays at
+    random; it sees only its seat's view."""
 
     name = "eager"
 
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed & 0xFFFFFFFF)
 
-    def choose(self, state: GameState) -> Intent:
-        legal = state.legal_intents()
+    def choose(self, view: SeatView) -> Intent:
+        legal = view.legal_intents()
         eager = [i for i in legal if isinstance(i, _EAGER)]
         if eager and self.rng.below(4):
             return eager[self.rng.below(len(eager))]
@@ -85,12 +87,13 @@ def corpus_configs() -> list[tuple[int, GameConfig, str]]:
 
 
 def record(seed: int, config: GameConfig, bot: str) -> Replay:
-    state = GameState.new(config, seed)
+    state = new_game(config, seed)
     factory = EagerAgent if bot == "eager" else RandomAgent
     agents = [factory(seat_seed(seed, s)) for s in range(config.offices)]
     decisions: list[Intent] = []
     while not state.is_terminal():
-        intent = agents[state.current_player()].choose(state)
+        seat = state.current_player()
+        intent = agents[seat].choose(state.view(seat))
         state.apply(intent)
         decisions.append(intent)
     return Replay(seed, config, tuple(decisions), state.state_hash())
@@ -110,8 +113,8 @@ def main() -> None:
         replay = record(seed, config, bot)
         total += len(replay.decisions)
         lines.append(json.dumps(replay.to_json(cat), separators=(",", ":")) + "\n")
-    with args.out.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
-        out.write("".join(lines).encode())  # mtime 0: the same games give the same bytes
+    with args.out.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as out:
+        out.write("".join(lines).encode())  # no name, mtime 0: the same games give the same bytes
     print(f"{len(corpus_configs())} games, {total} decisions -> {args.out}")
 
 

@@ -8,12 +8,14 @@ only the switching code may see.
 
 from __future__ import annotations
 
-from sm_env.core.cars import N_CAR_CODES
+from sm_env.core.cars import ENGINE, N_CAR_CODES
 from sm_env.core.config import GameConfig
+from sm_env.core.engine import new_game
+from sm_env.core.grid import geometry_for
 from sm_env.core.intents import ChooseSwitch, PlaceCard
+from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
-from sm_env.core.state import GameState, Phase
-from sm_env.core.station import ENGINE, geometry_for
+from sm_env.core.state import GameState
 
 TRACK_IDS = ("straight", "straight-plain", "turnout-right", "turnout-left", "junction", "turnout-left-plain")
 
@@ -23,12 +25,13 @@ def random_station(seed: int, placements: int, trays: int, cars_per_tray: int | 
     each tray gets ``cars_per_tray`` cars (random 0-4 when None) around its engine; a third
     of the other wheel cards get 1-3 standing cars."""
     rng = Rng(seed)
-    state = GameState.new(GameConfig(offices=1, days=1), seed=seed)
+    state = new_game(GameConfig(offices=1, days=1), seed=seed)
     cat = state.catalogue
     state.phase = Phase.CARD_PLAY
     for _ in range(placements):
         card = cat.by_id[TRACK_IDS[rng.below(len(TRACK_IDS))]] if rng.below(5) else cat.by_id["freight-house"]
         state.hands[0] = [card]
+        state.legal_cache = None  # edited by hand: list the choices afresh
         options = [i for i in state.legal_intents() if isinstance(i, PlaceCard)]
         if options:
             state.apply(options[rng.below(len(options))])
@@ -53,5 +56,6 @@ def random_station(seed: int, placements: int, trays: int, cars_per_tray: int | 
         if cell != (0, 0) and rng.below(3) == 0:
             station.cars[cell] = tuple(codes[rng.below(len(codes))] for _ in range(1 + rng.below(3)))
     state.phase = Phase.LOCAL_OPS
+    state.legal_cache = None
     state.apply(ChooseSwitch(0))
     return state

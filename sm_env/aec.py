@@ -23,15 +23,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from sm_env.actions import ActionTable, IllegalActionError
-from sm_env.core.cars import car_name
 from sm_env.core.catalogue import load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, IllegalIntent
 from sm_env.core.intents import Intent, MoveTray
 from sm_env.core.phases import Phase
 from sm_env.core.state import GameState
-from sm_env.core.station import render_station
-from sm_env.core.trains import render_division
+from sm_env.core.text import board_text, describe
 from sm_env.moves import MoveBuilder, spell
 from sm_env.observations import ObservationEncoder
 
@@ -111,7 +110,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         self._seat_of: dict[str, int] = {}
         self._agent_of: list[str] = []
         self._ledger_seen = 0
-        self._index_cache: dict[Intent, int] = {}  # intents are small frozen values
 
     # ------------------------------------------------------------------ spaces
 
@@ -126,7 +124,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is None:
             seed = int(np.random.default_rng().integers(2**32))
-        self.game = game = GameState.new(self.config, seed & 0xFFFFFFFF, self.catalogue)
+        self.game = game = new_game(self.config, seed & 0xFFFFFFFF, self.catalogue)
         self.encoder.reset_cache()
         game.events.clear()
         self.agents = self.possible_agents[:]
@@ -168,15 +166,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
             if not builder.started:
                 mask[self.table.blocks["end_switching"].start] = 1
             return mask
-        cache = self._index_cache
-        index = self.table.index
-        actions = []
-        for intent in game.legal_intents():
-            action = cache.get(intent)
-            if action is None:
-                action = cache[intent] = index(intent)
-            actions.append(action)
-        mask[actions] = 1
+        action_of = self.table.action_of
+        mask[[action_of[intent] for intent in game.legal_intents()]] = 1
         return mask
 
     def _move_builder(self) -> MoveBuilder:
@@ -213,7 +204,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         self._after_step(agent)
 
     def step_intent(self, intent: Intent) -> None:
-        """Apply a core intent for the agent to act (bots that decide on the core state);
+        """Apply a core intent for the agent to act (bots that decide on their seat view);
         the same bookkeeping as ``step``. An illegal intent raises ``IllegalIntent``."""
         agent = self.agent_selection
         if self._builder is not None and self._builder.started:
@@ -276,7 +267,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         if self.game is None:
             return text
         intent = self.table.intent(self._seat_of[agent], int(action))
-        return text if intent is None else f"{text}: {self.game.describe(intent)}"
+        return text if intent is None else f"{text}: {describe(self.game, intent)}"
 
     def legal_actions(self) -> list[int]:
         return [int(a) for a in np.flatnonzero(self.action_mask())]
@@ -303,31 +294,3 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         if self.game is None:
             raise RuntimeError("call reset() before using the environment")
         return self.game
-
-
-def board_text(game: GameState, agents: list[str]) -> str:
-    """The whole public table as text: clock, revenue, the Division and its trains, the
-    timetable, every station, the yards and the decks."""
-    lines = [
-        f"Day {game.day + 1}, stage {game.stage + 1} ({game.clock()}); {game.phase.value}; "
-        f"Superintendent: {agents[game.fedora]}",
-    ]
-    for seat, agent in enumerate(agents):
-        office, revenue = game.office_of_seat[seat], game.revenue_by_seat[seat]
-        cards = len(game.hands[seat])
-        lines.append(f"  {agent} (seat {seat}, office {office}): revenue {revenue}, {cards} card(s) in hand")
-    lines.append(render_division(game))
-    for office in range(game.n):
-        lines.append(render_station(game, office))
-    lines.append(f"Division Yard: {_yard(game.division)}")
-    lines.append(f"Classification Yard: {_yard(game.classification)}")
-    tops = ", ".join(game.catalogue.cards[d[-1]].name if d else "-" for d in game.departments)
-    lines.append(
-        f"Home Office: {len(game.home_office)} cards; Departments: {tops}; Salvage: {len(game.salvage)}"
-    )
-    return "\n".join(lines)
-
-
-def _yard(counts: list[int]) -> str:
-    parts = [f"{count} {car_name(code)}" for code, count in enumerate(counts) if count]
-    return ", ".join(parts) if parts else "empty"

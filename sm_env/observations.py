@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sm_env.actions import CARGO_TYPES, CELLS, ActionTable
-from sm_env.core.cargo import workers
-from sm_env.core.cars import FLIPPED, N_CAR_CODES, car_type
+from sm_env.core.cargo import capacity_bonus, workers
+from sm_env.core.cars import ENGINE, FLIPPED, N_CAR_CODES, car_type
 from sm_env.core.catalogue import CardKind, Catalogue
 from sm_env.core.config import GameConfig
+from sm_env.core.grid import COL_LIMIT, ROW_LIMIT, geometry_for, is_locked
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Station
 from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY, GameState
-from sm_env.core.station import COL_LIMIT, ENGINE, MAX_TRAY_CARS, ROW_LIMIT, geometry_for, is_locked
+from sm_env.core.switching import MAX_TRAY_CARS
 
 if TYPE_CHECKING:
     from sm_env.moves import MoveBuilder
@@ -309,7 +310,7 @@ class ObservationEncoder:
                 if is_locked(station, cell):
                     v[c + layout["locked"][0]] = 1.0
                 v[c + layout["workers"][0]] = workers(state, station, cell) / 4
-                v[c + layout["bonus"][0]] = state.capacity_bonus(station, cell) / 2
+                v[c + layout["bonus"][0]] = capacity_bonus(state, station, cell) / 2
                 if office == working_office:
                     v[c + layout["used"][0]] = state.workers_used.get(cell, 0) / 4
             for tray in state.trays:

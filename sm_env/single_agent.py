@@ -13,7 +13,7 @@ with ``"penalize"`` it costs ``illegal_reward`` and changes nothing (Gymnasium's
 
 Opponents, one for every other seat, or a dict from agent name to opponent:
 - ``None`` (default): uniformly random legal actions, from the generator seeded by ``reset``;
-- an object with ``choose(state) -> Intent``: a bot deciding on the rules core (``agents``);
+- an object with ``choose(view) -> Intent``: a bot deciding on its seat's view (``agents``);
 - an object with ``predict(obs, action_masks=...)``: a trained SB3 / sb3-contrib model;
 - a callable ``policy(observation, action_mask) -> action``.
 """
@@ -134,7 +134,8 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
             agent = aec.agent_selection
             opponent = self.opponents[agent]
             if hasattr(opponent, "choose"):
-                aec.step_intent(opponent.choose(aec.game))
+                assert aec.game is not None
+                aec.step_intent(opponent.choose(aec.game.view(aec.seat_of(agent))))
                 continue
             mask = aec.action_mask()
             if opponent is None:

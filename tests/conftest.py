@@ -10,31 +10,34 @@ Crew Tray in a station) builds it with them.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from bisect import insort
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, cast
 
 import pytest
 
 from agents import RandomAgent, seat_seed
+from sm_env.core import grid
 from sm_env.core import state as state_module
-from sm_env.core import station as switching
-from sm_env.core.cars import N_CAR_CODES, car_type, is_flipped, unflipped
+from sm_env.core.cars import ENGINE, N_CAR_CODES, car_type, is_flipped, unflipped
 from sm_env.core.catalogue import CardKind, Catalogue, Deck, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import DrawHomeOffice, Intent, Pass
-from sm_env.core.phases import SEAT_TURN_PHASES
-from sm_env.core.state import Boxes, GameState, Phase, Tray
+from sm_env.core.phases import SEAT_TURN_PHASES, Phase
+from sm_env.core.pieces import Boxes, Tray
+from sm_env.core.revenue import earn
+from sm_env.core.state import GameState
 from sm_env.core.trains import free_tray
 
 CAT: Catalogue = load_catalogue()
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()
 EMPTY: int = state_module.EMPTY
-ENGINE: int = switching.ENGINE
 HAND_LIMIT = 3  # R6.2.4
 STAGES_PER_DAY = 12
 OFFICE_CELL = (0, 0)
@@ -48,6 +51,25 @@ def cid(card_id: str) -> int:
 
 def of_kind(kind: CardKind) -> tuple[int, ...]:
     return CAT.of_kind(kind)
+
+
+# --------------------------------------------------------------------------- scenario edits
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def scenario_edit(helper: _F) -> _F:
+    """A helper that builds a situation by hand. The state's legal intents are listed once per
+    decision and kept (``legal_cache``); an edit by hand changes the decision, so the edit
+    drops them and the next ``legal_intents()`` lists them afresh."""
+
+    @functools.wraps(helper)
+    def edit(state: GameState, *args: Any, **kwargs: Any) -> Any:
+        result = helper(state, *args, **kwargs)
+        state.legal_cache = None
+        return result
+
+    return cast(_F, edit)
 
 
 # --------------------------------------------------------------------------- games
@@ -78,7 +100,7 @@ def new_state(
     **house_rules: bool,
 ) -> GameState:
     """A fresh game; house rules by keyword, e.g. ``new_state(3, 7, sister_trains=True)``."""
-    return GameState.new(make_config(offices, days, target, mode, **house_rules), seed)
+    return new_game(make_config(offices, days, target, mode, **house_rules), seed)
 
 
 def bots(seed: int, n: int) -> list[RandomAgent]:
@@ -122,12 +144,13 @@ def pass_local_ops(state: GameState) -> None:
         state.apply(Pass(state.current_player()))
 
 
+@scenario_edit
 def set_revenue(state: GameState, revenue: list[int]) -> None:
     """Give the seats these revenues by hand, as ledger entries (R2.4.7)."""
     for seat, amount in enumerate(revenue):
         change = amount - state.revenue_by_seat[seat]
         if change:
-            state.earn(seat, change, "R2.4.7", "set by hand")
+            earn(state, seat, change, "R2.4.7", "set by hand")
 
 
 def pass_to_stage(state: GameState, stage: int) -> None:
@@ -344,6 +367,7 @@ def expect_illegal(state: GameState, intent: Any, rule_id: str, match: str | Non
 # --------------------------------------------------------------------------- hand edits
 
 
+@scenario_edit
 def move_card(state: GameState, card: int, *, from_set_aside: bool = False) -> None:
     """Remove one copy of ``card`` from a deck, a Department, the Salvage Yard or a hand
     (or the set-aside cards), so the caller can put it somewhere else."""
@@ -367,17 +391,20 @@ def move_card(state: GameState, card: int, *, from_set_aside: bool = False) -> N
     raise AssertionError(f"no free copy of {CAT.cards[card].id} to move")
 
 
+@scenario_edit
 def put_on_top_of_home_office(state: GameState, card: int) -> None:
     move_card(state, card)
     state.home_office.append(card)
 
 
+@scenario_edit
 def give_card(state: GameState, seat: int, card: int) -> None:
     """One copy of ``card`` into ``seat``'s hand."""
     move_card(state, card)
     insort(state.hands[seat], card)
 
 
+@scenario_edit
 def set_hand(state: GameState, seat: int, cards: Iterable[int]) -> None:
     """Replace ``seat``'s hand: its cards go to the bottom of the Home Office."""
     old = state.hands[seat]
@@ -397,6 +424,16 @@ def draw_card(state: GameState, card: int) -> int:
     return seat
 
 
+@scenario_edit
+def give_red_flag(state: GameState, seat: int) -> None:
+    """A RED FLAG in place of the seat's first card (which goes under the Home Office)."""
+    state.home_office.insert(0, state.hands[seat].pop(0))
+    card = cid("red-flag")
+    move_card(state, card, from_set_aside=True)
+    insort(state.hands[seat], card)
+
+
+@scenario_edit
 def occupy_slots(state: GameState, slots: Iterable[int], exclude: Iterable[int] = ()) -> None:
     """Put timetabled trains (not in ``exclude``) on the given timetable slots."""
     skip = set(exclude) | {card for card in state.timetable if card != EMPTY}
@@ -411,6 +448,7 @@ def occupy_slots(state: GameState, slots: Iterable[int], exclude: Iterable[int] 
 # --------------------------------------------------------------------------- cars and facilities
 
 
+@scenario_edit
 def take_cars(state: GameState, codes: Iterable[int]) -> list[int]:
     """Take cars out of the Division Yard by hand (no C-yards.2 refill)."""
     taken = list(codes)
@@ -421,6 +459,7 @@ def take_cars(state: GameState, codes: Iterable[int]) -> list[int]:
     return taken
 
 
+@scenario_edit
 def move_division_to_classification(state: GameState, code: int, keep: int = 0) -> None:
     """Move cars of ``code`` from the Division Yard to the Classification Yard, leaving ``keep``."""
     moved = state.division[code] - keep
@@ -447,6 +486,7 @@ def _fill(
         boxes.unloading = [code != EMPTY and car_type(code) not in spec.outbound for code in work]
 
 
+@scenario_edit
 def set_office(
     state: GameState,
     seat: int,
@@ -471,6 +511,7 @@ def set_office(
     return boxes
 
 
+@scenario_edit
 def place_facility(
     state: GameState,
     seat: int,
@@ -491,6 +532,7 @@ def place_facility(
     return boxes
 
 
+@scenario_edit
 def schedule_by_hand(state: GameState, card: int, slot: int | None = None) -> int:
     """Put timetabled train ``card`` on the turn chart (at ``slot`` or the last free one, so it
     is not due soon) if it is not there yet; returns its slot."""
@@ -504,6 +546,7 @@ def schedule_by_hand(state: GameState, card: int, slot: int | None = None) -> in
     return slot
 
 
+@scenario_edit
 def make_train(state: GameState, index: int, train_id: str | None = None, direction: int = 1) -> Tray:
     """Turn free tray ``index`` into a train, a bare engine placed nowhere yet (the caller
     sets where it stands): timetabled train ``train_id`` (by default the first not running),
@@ -530,6 +573,7 @@ def make_train(state: GameState, index: int, train_id: str | None = None, direct
     return tray
 
 
+@scenario_edit
 def lay_by_hand(
     state: GameState, office: int, cell: tuple[int, int], card_id: str, rotated: bool = False
 ) -> None:
@@ -541,6 +585,7 @@ def lay_by_hand(
     station.grid[cell] = (card, rotated)
 
 
+@scenario_edit
 def put_train_on_line(
     state: GameState, line: int, region: int, train_id: str | None = None, direction: int = 1
 ) -> Tray:
@@ -550,6 +595,7 @@ def put_train_on_line(
     return tray
 
 
+@scenario_edit
 def put_train_at_dp(state: GameState, train_id: str | None = None, direction: int = 1) -> Tray:
     """A train (``make_train`` on the first free tray) waiting at its origin Division Point."""
     tray = make_train(state, free_tray(state), train_id, direction)
@@ -557,6 +603,7 @@ def put_train_at_dp(state: GameState, train_id: str | None = None, direction: in
     return tray
 
 
+@scenario_edit
 def put_train_at_office(state: GameState, office: int, train_id: str | None = None) -> Tray:
     """A train (a bare engine, ``make_train``) on an A/D track of ``office``."""
     return put_tray_in_station(state, state.seat_of_office[office], OFFICE_CELL, train_id=train_id)
@@ -566,6 +613,7 @@ def mainline_regions(state: GameState, line: int) -> int:
     return CAT.cards[state.mainline[line]].regions
 
 
+@scenario_edit
 def put_tray_in_station(
     state: GameState,
     seat: int,
@@ -598,12 +646,12 @@ def state() -> GameState:
 
 def brute_force_placements(state: GameState, seat: int, card: int) -> set[tuple[tuple[int, int], bool]]:
     """Every (cell, rotated) in and around the station window that placement_problem allows."""
-    rows = range(-switching.ROW_LIMIT - 1, switching.ROW_LIMIT + 2)
-    cols = range(-switching.COL_LIMIT - 1, switching.COL_LIMIT + 2)
+    rows = range(-grid.ROW_LIMIT - 1, grid.ROW_LIMIT + 2)
+    cols = range(-grid.COL_LIMIT - 1, grid.COL_LIMIT + 2)
     return {
         ((r, c), rot)
         for r in rows
         for c in cols
         for rot in (False, True)
-        if switching.placement_problem(state, seat, card, (r, c), rot) is None
+        if grid.placement_problem(state, seat, card, (r, c), rot) is None
     }

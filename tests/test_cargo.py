@@ -34,7 +34,7 @@ from conftest import (
     take_cars,
 )
 
-from sm_env.core import cargo, trains
+from sm_env.core import cargo, mainline
 from sm_env.core.cars import BOXCAR, COACH, FLIPPED, HOPPER, N_CAR_CODES, TANK, car_code
 from sm_env.core.intents import (
     Area,
@@ -52,9 +52,10 @@ from sm_env.core.intents import (
     StockOutbound,
     Unjam,
 )
+from sm_env.core.phases import Phase
 from sm_env.core.pieces import Boxes, Station
-from sm_env.core.state import GameState, LedgerEntry, Phase
-from sm_env.core.station import list_moves
+from sm_env.core.state import GameState, LedgerEntry
+from sm_env.core.switching import list_moves
 
 Cell = tuple[int, int]
 
@@ -100,7 +101,7 @@ def holding_train(state: GameState, office: int, cars: Iterable[int]) -> int:
     cars = tuple(cars)
     take_cars(state, [code & ~FLIPPED for code in cars])
     tray.consist = (ENGINE, *cars)
-    assert trains.makeup_problem(state, tray) is not None
+    assert mainline.makeup_problem(state, tray) is not None
     return index_of(state, tray)
 
 
@@ -816,7 +817,7 @@ def test_r9_3_4_a_boarded_coach_is_turned_right_side_up_when_its_train_highballs
     set_office(state, seat, "depot", outbound=[LOADED_COACH])
     limited = put_train_at_office(state, office, "train-2")  # eastbound coaches
     limited.consist = (*take_cars(state, [EMPTY_COACH]), ENGINE)
-    assert trains.makeup_problem(state, limited) is None
+    assert mainline.makeup_problem(state, limited) is None
     put_train_on_line(state, office + 1, 0, "train-4")  # a following train ahead of it
     tray = index_of(state, limited)
 

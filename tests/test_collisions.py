@@ -3,8 +3,6 @@ what is struck, what leaves play, and who loses the 5 Revenue."""
 
 from __future__ import annotations
 
-from bisect import insort
-
 import pytest
 from conftest import (
     CAT,
@@ -14,6 +12,7 @@ from conftest import (
     cid,
     expect_illegal,
     finish_stage,
+    give_red_flag,
     mainline_regions,
     move_card,
     new_state,
@@ -26,11 +25,13 @@ from conftest import (
     take_cars,
 )
 
-from sm_env.core import station as switching
-from sm_env.core import trains
+from sm_env.core import grid, trains
 from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, car_code
 from sm_env.core.intents import Clearance, Pass, RedFlag
-from sm_env.core.state import GameState, Phase, Tray
+from sm_env.core.phases import Phase
+from sm_env.core.pieces import Tray
+from sm_env.core.state import GameState
+from sm_env.core.text import event_text
 
 COACH_L = car_code(COACH, True)
 BOXCAR_E = car_code(BOXCAR, False)
@@ -49,21 +50,13 @@ def arriving(state: GameState, office: int, train_id: str, direction: int = 1) -
     return put_train_on_line(state, line, region, train_id, direction)
 
 
-def give_red_flag(state: GameState, seat: int) -> None:
-    """A RED FLAG in place of the seat's first card (which goes under the Home Office)."""
-    state.home_office.insert(0, state.hands[seat].pop(0))
-    card = cid("red-flag")
-    move_card(state, card, from_set_aside=True)
-    insort(state.hands[seat], card)
-
-
 def charged(state: GameState, before: tuple[int, ...]) -> dict[int, int]:
     """Revenue changes by seat since ``before``."""
     return {s: r - b for s, (r, b) in enumerate(zip(state.revenue(), before, strict=True)) if r != b}
 
 
 def revenue_rules(state: GameState) -> list[str]:
-    return [e.text.rsplit("[", 1)[1].split(":")[0] for e in state.events if e.kind == "revenue"]
+    return [event_text(e, state).rsplit("[", 1)[1].split(":")[0] for e in state.events if e.kind == "revenue"]
 
 
 # ----------------------------------------------------------------------------- arrivals (R8.2.3)
@@ -142,7 +135,7 @@ def test_r2_1_11_a_meet_at_a_station_with_two_a_d_tracks() -> None:
     before = state.revenue()
     pass_local_ops(state)
     assert east.office == 0 and west.line == 1
-    assert any("R8.1.3" in e.text for e in state.events if e.kind == "hold")
+    assert any("R8.1.3" in event_text(e, state) for e in state.events if e.kind == "hold")
     while west.office != 0:
         assert east.office == 0
         pass_local_ops(state)
@@ -176,7 +169,7 @@ def test_d_collision_2_only_the_group_met_first_is_struck() -> None:
     for split, struck_train in ((0, True), (1, False)):
         state = new_state(3, 4)
         move_card(state, cid("straight"))
-        switching.place(state, cid("straight"), (0, 1), False, 1)  # the Limits move out (D-grid.7)
+        grid.place(state, cid("straight"), (0, 1), False, 1)  # the Limits move out (D-grid.7)
         standing = put_tray_in_station(state, state.seat_of_office[1], (0, 1), train_id="train-8")
         state.stations[1].cars[(0, 1)] = tuple(take_cars(state, [COACH_L]))
         standing.split = split
@@ -259,11 +252,11 @@ def test_r10_3_a_wrecked_timetabled_train_runs_again_the_next_day() -> None:
     state.stations[0].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))  # a trap inside the Limits
     while state.day == 0:
         finish_stage(state)
-    assert any("COLLISION" in e.text for e in state.events)
+    assert any("COLLISION" in event_text(e, state) for e in state.events)
     assert not trains.running(state, cid("train-2"))
     state.events.clear()
     finish_stage(state)
-    assert any(e.kind == "new-train" and "No. 2" in e.text for e in state.events)
+    assert any(e.kind == "new-train" and "No. 2" in event_text(e, state) for e in state.events)
 
 
 # ----------------------------------------------------------------------------- RED FLAG

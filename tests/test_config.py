@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, StationMasterError
-from sm_env.core.state import GameState
 
 
 def test_defaults() -> None:
@@ -177,14 +177,14 @@ def test_from_dict_defaults_mode_target_and_house_rules() -> None:
 
 def test_game_state_new_rejects_a_non_config() -> None:
     with pytest.raises(ConfigError, match="GameConfig"):
-        GameState.new({"offices": 2, "days": 1}, 1)  # type: ignore[arg-type]
+        new_game({"offices": 2, "days": 1}, 1)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("seed", [-1, 2**32, "7", 1.0, True])
 def test_c_rng_1_game_seed_out_of_range_is_a_config_error(seed: object) -> None:
     """C-rng.1: the game seed is a 32-bit unsigned integer."""
     with pytest.raises(ConfigError, match="0..4294967295"):
-        GameState.new(GameConfig(), seed)  # type: ignore[arg-type]
+        new_game(GameConfig(), seed)  # type: ignore[arg-type]
 
 
 def test_c_rng_1_seed_bounds_start_a_game() -> None:

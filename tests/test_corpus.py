@@ -20,7 +20,9 @@ CORPUS = Path(__file__).parent / "data" / "replays.jsonl.gz"
 
 def _corpus() -> list[Replay]:
     with gzip.open(CORPUS, "rt", encoding="utf-8") as lines:
-        return [parse_replay(json.loads(line), source=f"{CORPUS.name}:{i + 1}") for i, line in enumerate(lines)]
+        return [
+            parse_replay(json.loads(line), source=f"{CORPUS.name}:{i + 1}") for i, line in enumerate(lines)
+        ]
 
 
 REPLAYS = _corpus()

@@ -8,7 +8,10 @@ import pytest
 from conftest import assert_invariants, expect_illegal, finish_stage, new_state, play_random, set_revenue
 
 from sm_env.core.intents import DrawHomeOffice, Pass
-from sm_env.core.state import CLOCK, Phase
+from sm_env.core.phases import Phase
+from sm_env.core.revenue import earn
+from sm_env.core.state import CLOCK
+from sm_env.core.text import event_text
 
 
 def turn_orders(state_offices: int, seed: int, days: int = 1) -> list[tuple[int, int, int, list[int]]]:
@@ -140,7 +143,7 @@ def test_d_end_1_target_reached_ends_the_game_at_the_end_of_the_stage() -> None:
     state = new_state(3, 12, days=5, target=10)
     finish_stage(state)
     first = state.current_player()
-    state.earn((first + 1) % 3, 10, "R2.4.7", "set by hand")
+    earn(state, (first + 1) % 3, 10, "R2.4.7", "set by hand")
     state.apply(Pass(first))
     assert not state.is_terminal()  # the Stage is not over yet
     state.apply(Pass(state.current_player()))
@@ -148,7 +151,7 @@ def test_d_end_1_target_reached_ends_the_game_at_the_end_of_the_stage() -> None:
     assert state.is_terminal()
     assert state.stages_played == 2
     assert state.winners() == ((first + 1) % 3,)
-    assert "target" in state.events[-1].text
+    assert "target" in event_text(state.events[-1], state)
 
 
 def test_d_end_1_below_target_plays_on() -> None:

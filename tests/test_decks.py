@@ -7,7 +7,8 @@ from __future__ import annotations
 from conftest import assert_invariants, expect_illegal, new_state
 
 from sm_env.core.intents import Discard, DrawDepartment, DrawHomeOffice, EndTurn, Pass
-from sm_env.core.state import GameState, Phase
+from sm_env.core.phases import Phase
+from sm_env.core.state import GameState
 
 
 def predict_reshuffle(state: GameState, pool: list[int]) -> tuple[list[list[int]], list[int]]:

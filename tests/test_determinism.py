@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from sm_env.core.cars import COACH, car_code
 from sm_env.core.intents import ChooseSwitch, Intent
+from sm_env.core.revenue import earn
 from sm_env.core.state import GameState
 
 
@@ -138,7 +139,7 @@ def mutate(state: GameState) -> None:
     state.set_aside.append(1)
     state.timetable[3] = 27
     state.pending_extras.append((39, 0))
-    state.earn(0, 5, "R2.4.7", "set by hand")
+    earn(state, 0, 5, "R2.4.7", "set by hand")
     state.division[1] -= 1
     state.classification[1] += 1
     state.office_of_seat.reverse()

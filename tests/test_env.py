@@ -26,6 +26,7 @@ from sm_env.core.errors import ConfigError
 from sm_env.core.intents import MoveTray
 from sm_env.core.phases import Phase
 from sm_env.core.state import GameState
+from sm_env.core.text import describe
 from sm_env.single_agent import StationMasterEnv
 
 Obs = dict[str, np.ndarray]
@@ -264,7 +265,7 @@ class MaskChecker:
                 intent = raw.table.intent(seat, a)
                 assert intent in legal_set, f"{raw.action_to_str(agent, a)} is unmasked but not legal"
             for intent in legal:  # (b)
-                assert mask[raw.table.index(intent)], f"legal {game.describe(intent)} is masked"
+                assert mask[raw.table.index(intent)], f"legal {describe(game, intent)} is masked"
             assert len(set(unmasked)) == len(legal_set)
         started = obs["observation"][raw.encoder.sections["move"].start]
         assert started == float(bool(self.prefix)), "the move section must show a Move being spelled"
@@ -306,7 +307,7 @@ class MaskChecker:
         start = twin.game.state_hash()
         agent = twin.agent_selection
         for i, token in enumerate(tokens):
-            assert twin.action_mask()[token], f"token {i} of {raw.game.describe(move)} is masked"
+            assert twin.action_mask()[token], f"token {i} of {describe(raw.game, move)} is masked"
             twin.step(token)
             if i < len(tokens) - 1:  # a Move in progress changes nothing yet
                 assert twin.game.state_hash() == start

@@ -70,8 +70,8 @@ def test_the_core_runs_without_the_rl_stack() -> None:
         "for name in ('gymnasium', 'pettingzoo', 'numpy', 'torch'):\n"
         "    sys.modules[name] = None\n"
         "from sm_env.core.config import GameConfig\n"
-        "from sm_env.core.state import GameState\n"
-        "s = GameState.new(GameConfig(offices=2, days=1), 3)\n"
+        "from sm_env.core.engine import new_game\n"
+        "s = new_game(GameConfig(offices=2, days=1), 3)\n"
         "while not s.is_terminal():\n"
         "    s.apply(s.legal_intents()[0])\n"
         "print(s.stages_played)\n"
@@ -80,6 +80,50 @@ def test_the_core_runs_without_the_rl_stack() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, timeout=120
     )
     assert result.stdout.strip() == "12"
+
+
+def _core_imports(path: Path) -> set[str]:
+    """The sm_env.core modules a core module imports, TYPE_CHECKING imports included."""
+    out = set()
+    for name in imported_modules(path):
+        if name.startswith("sm_env.core."):
+            out.add(name.split(".")[2])
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):  # ``from sm_env.core import cargo, trains``
+        if isinstance(node, ast.ImportFrom) and node.module == "sm_env.core":
+            out.update(alias.name for alias in node.names)
+    return out - {path.stem}
+
+
+def test_core_modules_import_each_other_in_no_circle() -> None:
+    """The rules modules import the state and the pieces, never each other in a circle."""
+    graph = {path.stem: _core_imports(path) for path in CORE_FILES if path.stem != "__init__"}
+    done: set[str] = set()
+
+    def visit(module: str, trail: tuple[str, ...]) -> None:
+        assert module not in trail, f"import circle: {' -> '.join((*trail, module))}"
+        if module in done:
+            return
+        for imported in sorted(graph.get(module, ())):
+            visit(imported, (*trail, module))
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
+
+
+def test_only_the_engine_writes_the_phase() -> None:
+    """Rules modules say what comes next; the engine alone sets ``state.phase`` (the state's
+    own copies and rebuilds aside)."""
+    writers = []
+    for path in CORE_FILES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                for leaf in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    if isinstance(leaf, ast.Attribute) and leaf.attr == "phase":
+                        writers.append(path.name)
+    assert set(writers) - {"state.py", "snapshot.py"} == {"engine.py"}, writers
 
 
 ENV_FILES = sorted(p for p in (ROOT / "sm_env").glob("*.py"))

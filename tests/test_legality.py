@@ -60,7 +60,9 @@ from sm_env.core.intents import (
     StockOutbound,
     Unjam,
 )
-from sm_env.core.state import GameState, Phase
+from sm_env.core.phases import Phase
+from sm_env.core.state import GameState
+from sm_env.core.text import describe
 from sm_env.core.trains import free_tray
 
 LOADED_COACH = car_code(COACH, True)
@@ -526,7 +528,7 @@ def check_exactness(state: GameState) -> None:
     assert len(set(legal)) == len(legal), "no intent is listed twice"
     assert all(intent.seat == seat for intent in legal)
     for intent in legal:
-        assert state.describe(intent)
+        assert describe(state, intent)
         clone = state.clone()
         clone.apply(intent)
         assert_invariants(clone)

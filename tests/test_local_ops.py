@@ -41,7 +41,9 @@ from sm_env.core.intents import (
     StockOutbound,
     Unjam,
 )
-from sm_env.core.state import GameState, Phase
+from sm_env.core.phases import Phase
+from sm_env.core.state import GameState
+from sm_env.core.text import event_text
 
 LOADED_COACH = car_code(COACH, True)
 EMPTY_COACH = car_code(COACH, False)
@@ -266,7 +268,7 @@ def test_r7_2_train_takes_the_rolled_slot() -> None:
     assert state.timetable[roll - 1] == cid("train-7")
     assert sum(slot != EMPTY for slot in state.timetable) == 1
     assert cid("train-7") not in state.hands[seat]
-    assert state.events[-1].kind == "play-train" and f"rolled {roll}" in state.events[-1].text
+    assert state.events[-1].kind == "play-train" and f"rolled {roll}" in event_text(state.events[-1], state)
     assert state.phase is Phase.CARD_PLAY
     assert_invariants(state)
 

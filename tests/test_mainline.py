@@ -28,8 +28,10 @@ from conftest import (
 from sm_env.core import trains
 from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, car_code
 from sm_env.core.intents import Clearance, Pass
-from sm_env.core.state import GameState, Phase
-from sm_env.core.trains import makeup_problem, next_subdivision
+from sm_env.core.mainline import makeup_problem, next_subdivision
+from sm_env.core.phases import Phase
+from sm_env.core.state import GameState
+from sm_env.core.text import event_text
 
 COACH_L = car_code(COACH, True)
 BOXCAR_E = car_code(BOXCAR, False)
@@ -45,7 +47,7 @@ def upgrade(state: GameState, office: int, card_id: str = "depot") -> None:
 
 
 def hold_events(state: GameState) -> list[str]:
-    return [e.text for e in state.events if e.kind == "hold"]
+    return [event_text(e, state) for e in state.events if e.kind == "hold"]
 
 
 # ----------------------------------------------------------------------------- movement
@@ -73,7 +75,7 @@ def test_r8_2_1_one_region_per_stage_then_straight_to_the_office() -> None:
         assert (tray.line, tray.region) == (1, region)
     pass_local_ops(state)
     assert (tray.office, tray.cell, tray.line) == (1, OFFICE_CELL, EMPTY)
-    assert any(e.kind == "arrive" and "office 1" in e.text for e in state.events)
+    assert any(e.kind == "arrive" and "office 1" in event_text(e, state) for e in state.events)
     assert_invariants(state)
 
 
@@ -118,7 +120,7 @@ def test_r8_0_1_a_timetabled_train_outranks_the_extra_of_its_number() -> None:
     last = mainline_regions(state, 1) - 1
     extra = put_train_on_line(state, 1, last, "extra-3", direction=-1)  # follower, westbound
     no3 = put_train_on_line(state, 1, last - 1, "train-3")  # leader, one region west
-    assert trains.seniority(state, no3) < trains.seniority(state, extra)
+    assert trains.seniority(state.catalogue, no3) < trains.seniority(state.catalogue, extra)
     pass_local_ops(state)
     assert no3.train != EMPTY and extra.train != EMPTY  # No. 3 moved first: no collision
     assert extra.region == last - 1
@@ -315,11 +317,11 @@ def test_d_run_3_a_timetabled_train_reruns_the_next_day() -> None:
     card = cid("train-2")
     schedule_by_hand(state, card, 0)  # due at Stage 1
     finish_stage(state)
-    assert any(e.kind == "new-train" and "No. 2" in e.text for e in state.events)
+    assert any(e.kind == "new-train" and "No. 2" in event_text(e, state) for e in state.events)
     # run the day out: No. 2 completes its run at the East DP
     while state.day == 0:
         finish_stage(state)
     assert not trains.running(state, card)
     state.events.clear()
     finish_stage(state)  # Stage 1 of day 2: built again
-    assert any(e.kind == "new-train" and "No. 2" in e.text for e in state.events)
+    assert any(e.kind == "new-train" and "No. 2" in event_text(e, state) for e in state.events)

@@ -26,9 +26,11 @@ from conftest import (
 
 from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, N_CAR_CODES, REEFER, TANK, car_code
 from sm_env.core.intents import AddCar, ChooseDivisionPoint, EndConsist, EndTurn, Intent, PlayCard
+from sm_env.core.phases import Phase
 from sm_env.core.pieces import Tray
-from sm_env.core.state import GameState, Phase
-from sm_env.core.trains import free_tray, front_to_back, render_division, train_label
+from sm_env.core.state import GameState
+from sm_env.core.text import event_text, render_division
+from sm_env.core.trains import free_tray, front_to_back, train_label
 
 EMPTY_COACH = car_code(COACH, False)
 LOADED_COACH = car_code(COACH, True)
@@ -48,8 +50,12 @@ LIMITS_CELLS = ((0, -1), (0, 1))
 
 def made_up(state: GameState, card: int) -> list[tuple[int, int]]:
     """(day, stage) of every time timetabled train ``card`` was made up at a Division Point."""
-    text = f"{train_label(state, card)} is made up at the "
-    return [(e.day, e.stage) for e in state.events if e.kind == "new-train" and e.text.startswith(text)]
+    text = f"{train_label(state.catalogue, card)} is made up at the "
+    return [
+        (e.day, e.stage)
+        for e in state.events
+        if e.kind == "new-train" and event_text(e, state).startswith(text)
+    ]
 
 
 def phase(state: GameState) -> Phase:
@@ -192,7 +198,7 @@ def test_r7_3_odd_train_at_the_east_dp_engine_west_caboose_behind() -> None:
     assert tray.consist == (ENGINE, CABOOSE_CODE)
     assert front_to_back(tray) == [ENGINE, CABOOSE_CODE]
     assert state.division[CABOOSE_CODE] == cabooses - 1
-    assert "No. 5 is made up at the East Division Point" in [e.text for e in state.events]
+    assert "No. 5 is made up at the East Division Point" in [event_text(e, state) for e in state.events]
     assert dp_line(state, "East").startswith("East Division Point: No. 5<")
     assert_invariants(state)
 
@@ -208,7 +214,7 @@ def test_r7_3_even_train_at_the_west_dp_engine_east_caboose_behind() -> None:
     assert tray.direction == 1 and tray.facing == 1
     assert tray.consist == (CABOOSE_CODE, ENGINE)
     assert front_to_back(tray) == [ENGINE, CABOOSE_CODE]
-    assert "No. 6 is made up at the West Division Point" in [e.text for e in state.events]
+    assert "No. 6 is made up at the West Division Point" in [event_text(e, state) for e in state.events]
     assert dp_line(state, "West").startswith("West Division Point: No. 6>")
     assert_invariants(state)
 
@@ -474,7 +480,7 @@ def test_r7_1_c_trays_2_due_train_without_a_tray_is_held() -> None:
     assert state.held == [card]
     assert made_up(state, card) == [] and trays_with(state, card) == []
     assert phase(state) is Phase.LOCAL_OPS and state.stage == 1
-    assert any(e.kind == "held" and "No. 4 held" in e.text for e in state.events)
+    assert any(e.kind == "held" and "No. 4 held" in event_text(e, state) for e in state.events)
     assert_invariants(state)
 
 
@@ -577,7 +583,9 @@ def test_r7_5_extra_owner_sets_it_at_the_east_dp_and_picks_the_consist() -> None
     (tray,) = trays_with(state, extra)
     assert tray.consist == (ENGINE, LOADED_HOPPER, EMPTY_BOXCAR, CABOOSE_CODE)
     assert tray.direction == -1 and tray.line == state.n  # it left the East DP (R8.0.1)
-    assert f"seat {owner} sets Extra X9 at the East Division Point" in [e.text for e in state.events]
+    assert f"seat {owner} sets Extra X9 at the East Division Point" in [
+        event_text(e, state) for e in state.events
+    ]
     assert_invariants(state)
 
 
@@ -722,7 +730,7 @@ def test_r8_0_1_new_extra_x3_departs_before_new_no_5() -> None:
     add_first_cars(state)
     state.apply(ChooseDivisionPoint(owner, True))
     state.apply(EndConsist(owner))
-    highballs = [e.text for e in state.events if e.kind == "highball"]
+    highballs = [event_text(e, state) for e in state.events if e.kind == "highball"]
     assert len(highballs) == 1 and highballs[0].startswith("Extra X3 highballs from its Division Point")
     assert phase(state) is Phase.CLEARANCE and state.actor == state.fedora
     assert state.trays[state.mainline_queue[0]].train == five

@@ -2,32 +2,31 @@
 
 from __future__ import annotations
 
-from bisect import insort
-
 import pytest
-from conftest import brute_force_placements
+from conftest import brute_force_placements, draw_card, give_card, set_hand
 
 from sm_env.core.config import GameConfig
+from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent
+from sm_env.core.grid import COL_LIMIT, ROW_LIMIT, legal_placements, placement_problem
 from sm_env.core.intents import EndTurn, PlaceCard, PlaceModifier, PlayCard, StockOutbound
-from sm_env.core.state import GameState, Phase
-from sm_env.core.station import COL_LIMIT, ROW_LIMIT, legal_placements, placement_problem
+from sm_env.core.phases import Phase
+from sm_env.core.state import GameState
 
 
 def card_play_state(*card_ids: str) -> GameState:
-    """Seat 0 of a one-office game in the card-play step, holding exactly these cards."""
-    state = GameState.new(GameConfig(offices=1, days=1), seed=11)
-    hand: list[int] = []
-    for card_id in card_ids:
-        insort(hand, state.catalogue.by_id[card_id])
-    state.hands[0] = hand
-    state.phase = Phase.CARD_PLAY
+    """Seat 0 of a one-office game in the card-play step, holding exactly these cards (or,
+    with none, only the train card it drew)."""
+    state = new_game(GameConfig(offices=1, days=1), seed=11)
+    cards = [state.catalogue.by_id[card_id] for card_id in card_ids] or [state.catalogue.by_id["train-1"]]
+    set_hand(state, 0, cards[:-1])
+    draw_card(state, cards[-1])
     return state
 
 
 def lay(state: GameState, card_id: str, cell: tuple[int, int], rotated: bool = False) -> None:
     card = state.catalogue.by_id[card_id]
-    insort(state.hands[0], card)
+    give_card(state, 0, card)
     state.apply(PlaceCard(0, card, cell, rotated))
 
 
@@ -70,7 +69,7 @@ def test_D_grid_9_the_limits_stay_within_the_window() -> None:
         lay(state, "straight", (0, col))
     assert max(ids_on_row(state, 0)) == COL_LIMIT
     straight = state.catalogue.by_id["straight"]
-    insort(state.hands[0], straight)
+    give_card(state, 0, straight)
     assert placement_problem(state, 0, straight, (0, COL_LIMIT), False) == (
         "D-grid.9",
         f"the Limits cannot move beyond column {COL_LIMIT}",
@@ -83,11 +82,11 @@ def test_D_grid_6_secondary_track_must_meet_laid_track_between_the_limits() -> N
     lay(state, "turnout-right", (0, 1))  # W-E-NE at column 1, Limits now at 2
     lay(state, "straight", (0, 2))  # Limits now at 3
     straight = state.catalogue.by_id["straight"]
-    insort(state.hands[0], straight)
+    give_card(state, 0, straight)
     # The turnout's NE end leads to (1, 2); a straight there meets it only through a SW end.
     assert placement_problem(state, 0, straight, (1, 2), False) is not None
     junction = state.catalogue.by_id["junction"]  # W-SW-E-SE
-    insort(state.hands[0], junction)
+    give_card(state, 0, junction)
     assert placement_problem(state, 0, junction, (1, 2), False) is None
     assert placement_problem(state, 0, junction, (1, 3), False) == (
         "D-grid.6",
@@ -107,7 +106,7 @@ def test_D_grid_6_legal_placements_are_exactly_the_cells_that_pass_the_rules() -
     lay(state, "straight", (0, 2))
     for card_id in ("straight", "junction", "turnout-left", "turnout-right-plain", "freight-house"):
         card = state.catalogue.by_id[card_id]
-        insort(state.hands[0], card)
+        give_card(state, 0, card)
         brute = brute_force_placements(state, 0, card)
         assert set(legal_placements(state, 0, card)) == brute
         listed = {
@@ -126,12 +125,12 @@ def test_D_play_4_station_cards_are_laid_not_played() -> None:
 def test_R9_0_3_a_modifier_serves_a_neighbouring_facility_of_its_category() -> None:
     state = card_play_state()
     depot = state.catalogue.by_id["depot"]
-    insort(state.hands[0], depot)
+    give_card(state, 0, depot)
     state.apply(PlayCard(0, depot))
     waiting_room = state.catalogue.by_id["waiting-room"]  # passenger, +1 capacity
     loading_dock = state.catalogue.by_id["loading-dock"]  # freight
-    insort(state.hands[0], waiting_room)
-    insort(state.hands[0], loading_dock)
+    give_card(state, 0, waiting_room)
+    give_card(state, 0, loading_dock)
     listed = {(i.card, i.cell, i.facility) for i in state.legal_intents() if isinstance(i, PlaceModifier)}
     assert listed == {(waiting_room, (r, 0), (0, 0)) for r in (1, -1)}  # only column 0 is between the Limits
     with pytest.raises(IllegalIntent) as err:

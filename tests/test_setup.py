@@ -20,9 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sm_env.core.catalogue import CardKind, Deck
+from sm_env.core.engine import new_game
 from sm_env.core.intents import DrawDepartment, DrawHomeOffice, Pass
+from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
-from sm_env.core.state import GameState, Phase
+from sm_env.core.text import event_text
 
 OFFICES = [1, 2, 3, 4, 5, 6]
 RULE_SETS: list[dict[str, bool]] = (
@@ -185,7 +187,7 @@ def test_c_fedora_2_superintendent_tie_goes_to_first_tied_seat(offices: int) -> 
     assert isinstance(rolls, list)
     state = new_state(offices, seed)
     assert state.fedora == rolls.index(max(rolls))
-    assert state.events[1].kind == "superintendent" and str(rolls) in state.events[1].text
+    assert state.events[1].kind == "superintendent" and str(rolls) in event_text(state.events[1], state)
 
 
 @pytest.mark.parametrize("offices", [2, 4, 5])
@@ -196,7 +198,7 @@ def test_d_seat_2_seating_tie_goes_to_first_tied_seat(offices: int) -> None:
     assert isinstance(rolls, list)
     state = new_state(offices, seed)
     assert state.seat_of_office[offices - 1] == rolls.index(max(rolls))
-    assert state.events[0].kind == "seating" and str(rolls) in state.events[0].text
+    assert state.events[0].kind == "seating" and str(rolls) in event_text(state.events[0], state)
 
 
 def test_d_seat_3_one_office_draws_no_rolls() -> None:
@@ -259,9 +261,11 @@ def test_setup_is_logged() -> None:
     state = new_state(3, 8)
     kinds = [event.kind for event in state.events]
     assert kinds[:3] == ["seating", "superintendent", "setup"]
-    assert "West Division Point" in state.events[2].text and "East Division Point" in state.events[2].text
+    assert "West Division Point" in event_text(
+        state.events[2], state
+    ) and "East Division Point" in event_text(state.events[2], state)
 
 
 def test_setup_uses_a_given_catalogue() -> None:
-    state = GameState.new(new_state().config, 4, CAT)
+    state = new_game(new_state().config, 4, CAT)
     assert state.catalogue is CAT

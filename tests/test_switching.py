@@ -7,14 +7,18 @@ Grid (D-grid.1; row 1 is north):   A B C   =  straight, junction, freight-house
 from __future__ import annotations
 
 import pytest
+from conftest import draw_card
 
-from sm_env.core.cars import BOXCAR, CABOOSE, COACH, HOPPER, TANK, car_code
+from sm_env.core.cars import BOXCAR, CABOOSE, COACH, ENGINE, HOPPER, TANK, car_code
 from sm_env.core.config import GameConfig
+from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import ChooseSwitch, EndSwitching, Labor, MoveTray, Spot
+from sm_env.core.phases import Phase
 from sm_env.core.pieces import Boxes, Station
-from sm_env.core.state import GameState, Phase
-from sm_env.core.station import ENGINE, list_moves, move_key, render_station
+from sm_env.core.state import GameState
+from sm_env.core.switching import list_moves, move_key
+from sm_env.core.text import render_station
 
 A, B, C = (1, -1), (1, 0), (1, 1)
 D, E, F = (0, -1), (0, 0), (0, 1)
@@ -28,7 +32,7 @@ EMPTY_HOPPER = car_code(HOPPER, False)
 
 def a5_state(office_card: str = "depot") -> GameState:
     """A one-office game whose station is exactly the A.5 grid, in the switching step."""
-    state = GameState.new(GameConfig(offices=1, days=1), seed=5)
+    state = new_game(GameConfig(offices=1, days=1), seed=5)
     cat = state.catalogue
     station = Station()
     for cell, card_id, rotated in (
@@ -331,18 +335,15 @@ def test_render_shows_cards_cars_trays_and_ad_tracks() -> None:
 
 
 def test_R2_1_5_an_office_upgrade_makes_a_control_point_with_more_ad_tracks() -> None:
-    from bisect import insort
-
+    from sm_env.core.grid import geometry_for
     from sm_env.core.intents import PlayCard
-    from sm_env.core.station import geometry_for
 
-    state = GameState.new(GameConfig(offices=2, days=1), seed=2)
+    state = new_game(GameConfig(offices=2, days=1), seed=2)
     seat = state.current_player()
     office = state.office_of_seat[seat]
     assert not state.is_control_point(office)
     station_card = state.catalogue.by_id["station"]
-    insort(state.hands[seat], station_card)
-    state.phase = Phase.CARD_PLAY
+    draw_card(state, station_card)
     state.apply(PlayCard(seat, station_card))
     assert state.is_control_point(office) and not state.is_control_point(1 - office)
     assert geometry_for(state.catalogue).ad_tracks[state.stations[office].grid[E][0]] == 2

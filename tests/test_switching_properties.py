@@ -15,13 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experiments.stations import random_station
-from sm_env.core.cars import N_CAR_CODES
+from sm_env.core.cars import ENGINE, N_CAR_CODES
 from sm_env.core.catalogue import CardKind
 from sm_env.core.errors import IllegalIntent
+from sm_env.core.grid import END_OFFSET, legal_placements
 from sm_env.core.intents import MoveTray
+from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
-from sm_env.core.state import GameState, Phase
-from sm_env.core.station import END_OFFSET, ENGINE, legal_placements, list_moves, move_key
+from sm_env.core.state import GameState
+from sm_env.core.switching import list_moves, move_key
 
 
 def candidate_paths(

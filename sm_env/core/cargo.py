@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sm_env.core.cars import COACH, FLIPPED, N_CAR_CODES, car_name, car_type
+from sm_env.core.cars import COACH, ENGINE, FLIPPED, N_CAR_CODES, car_name, car_type
+from sm_env.core.catalogue import FacilitySpec
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Board, Cell, Detrain, EndCargo, Intent, Labor, Spot
-from sm_env.core.phases import Phase
+from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station
-from sm_env.core.station import ENGINE
+from sm_env.core.revenue import earn
+from sm_env.core.yards import retire, take_from_division
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -30,6 +32,39 @@ EMPTY_COACH = COACH * 2
 LOADED_COACH = COACH * 2 + 1
 BOX_SIDE = -1  # the green box an outbound load starts in, the red box an inbound one ends in
 CAR_SIDE = WORK_SLOTS  # the car on the industry track an outbound load ends in, an inbound one starts in
+CARGO = Due(Phase.CARGO, EMPTY)
+
+
+# ---------------------------------------------------------------------------- capacities
+
+
+def facility_spec(state: GameState, station: Station, cell: Cell) -> FacilitySpec:
+    facility = state.catalogue.cards[station.grid[cell][0]].facility
+    assert facility is not None  # boxes exist only on facility cards
+    return facility
+
+
+def capacity_bonus(state: GameState, station: Station, cell: Cell) -> int:
+    """R9.0.3: the capacity the Modifiers serving this facility add."""
+    bonus = 0
+    for modifier_cell, served in station.modifiers.items():
+        if served == cell:
+            spec = state.catalogue.cards[station.grid[modifier_cell][0]].modifier
+            assert spec is not None
+            bonus += spec.capacity
+    return bonus
+
+
+def room(facility: FacilitySpec, boxes: Boxes, outbound: bool, bonus: int = 0) -> int:
+    """Free places in the green (outbound) or red box (R9.1.3: a shared number caps both;
+    R9.0.3: Modifiers add ``bonus`` to each capacity number)."""
+    if not (facility.outbound if outbound else facility.inbound):
+        return 0
+    if facility.shared_capacity is not None:
+        return facility.shared_capacity + bonus - len(boxes.outbound) - len(boxes.inbound)
+    if outbound:
+        return facility.outbound_capacity + bonus - len(boxes.outbound)
+    return facility.inbound_capacity + bonus - len(boxes.inbound)
 
 
 # ---------------------------------------------------------------------------- workers
@@ -38,7 +73,7 @@ CAR_SIDE = WORK_SLOTS  # the car on the industry track an outbound load ends in,
 def workers(state: GameState, station: Station, cell: Cell) -> int:
     """Laborers of a freight facility or Porters of a passenger one, with the Modifiers that
     serve it (R9.1.4, R9.1.5, R9.0.3)."""
-    spec = state.facility_spec(station, cell)
+    spec = facility_spec(state, station, cell)
     count = spec.laborers if spec.category == "freight" else spec.porters
     for modifier_cell, served in station.modifiers.items():
         if served == cell:
@@ -59,27 +94,27 @@ def _tray_on(state: GameState, office: int, cell: Cell) -> bool:
 # ---------------------------------------------------------------------------- the phase
 
 
-def begin_cargo_phase(state: GameState) -> None:
+def begin(state: GameState) -> Next:
+    """R9.0.1: from the Superintendent leftward."""
     state.turn = 0
-    _seek_seat(state)
+    return Step.NEXT_CARGO_SEAT
 
 
-def _seek_seat(state: GameState) -> None:
+def next_seat(state: GameState) -> Next:
     """The next seat with something to do takes its turn; after the last, the Stage ends."""
     while state.turn < state.n:
         state.workers_used = {}
         seat = (state.fedora + state.turn) % state.n
         if _actions(state, seat):
-            state.phase = Phase.CARGO
-            return
+            return CARGO
         state.turn += 1
-    state.after_cargo()
+    return Step.STAGE_END
 
 
-def apply_end_cargo(state: GameState, intent: EndCargo) -> None:
-    state.log("end-cargo", intent.seat, f"seat {intent.seat} ends its Cargo turn")
+def apply_end_cargo(state: GameState, intent: EndCargo) -> Next:
+    state.log("end-cargo", intent.seat)
     state.turn += 1
-    _seek_seat(state)
+    return Step.NEXT_CARGO_SEAT
 
 
 def legal_cargo_intents(state: GameState) -> list[Intent]:
@@ -89,11 +124,12 @@ def legal_cargo_intents(state: GameState) -> list[Intent]:
     return out
 
 
-def _after_action(state: GameState, seat: int) -> None:
-    """A seat whose workers can do nothing more ends its turn by itself."""
-    if not _actions(state, seat):
-        state.turn += 1
-        _seek_seat(state)
+def _after_action(state: GameState, seat: int) -> Next:
+    """A seat whose workers can do nothing more ends its turn by itself (decision 58)."""
+    if _actions(state, seat):
+        return CARGO
+    state.turn += 1
+    return Step.NEXT_CARGO_SEAT
 
 
 def _actions(state: GameState, seat: int) -> list[Intent]:
@@ -104,7 +140,7 @@ def _actions(state: GameState, seat: int) -> list[Intent]:
         left = workers_left(state, station, cell)
         if left <= 0:
             continue
-        spec = state.facility_spec(station, cell)
+        spec = facility_spec(state, station, cell)
         if spec.category == "passenger":
             out.extend(_porter_actions(state, seat, office))
             continue
@@ -164,13 +200,13 @@ def _porter_problem(state: GameState, seat: int, tray: int, board: bool) -> tupl
         return (rule, "the train has no loaded coach")
     if not state.division[EMPTY_COACH]:
         return ("C-yards.1", "the Division Yard holds no empty coach")
-    spec = state.facility_spec(station, OFFICE_CELL)
-    if state.room(spec, boxes, False, state.capacity_bonus(station, OFFICE_CELL)) <= 0:
+    spec = facility_spec(state, station, OFFICE_CELL)
+    if room(spec, boxes, False, capacity_bonus(state, station, OFFICE_CELL)) <= 0:
         return ("R9.1.3", "the red box is full")
     return None
 
 
-def apply_board(state: GameState, intent: Board) -> None:
+def apply_board(state: GameState, intent: Board) -> Next:
     """R9.2.1: a loaded coach from the green box takes an empty coach's place on the train."""
     problem = _porter_problem(state, intent.seat, intent.tray, True)
     if problem is not None:
@@ -179,15 +215,19 @@ def apply_board(state: GameState, intent: Board) -> None:
     boxes = state.stations[tray.office].boxes[OFFICE_CELL]
     boxes.outbound.remove(LOADED_COACH)
     tray.consist = _replace_first(tray.consist, EMPTY_COACH, LOADED_COACH | FLIPPED)
-    state.retire(EMPTY_COACH)
+    retire(state, EMPTY_COACH)
     _use(state, OFFICE_CELL, 1)
-    state.earn(
-        intent.seat, 1, "R9.2.1", f"seat {intent.seat}'s Porter boards passengers on tray {intent.tray}"
+    earn(
+        state,
+        intent.seat,
+        1,
+        "R9.2.1",
+        f"seat {intent.seat}'s Porter boards passengers on tray {intent.tray}",
     )
-    _after_action(state, intent.seat)
+    return _after_action(state, intent.seat)
 
 
-def apply_detrain(state: GameState, intent: Detrain) -> None:
+def apply_detrain(state: GameState, intent: Detrain) -> Next:
     """R9.2.2: an empty coach from the Division Yard takes a loaded coach's place; the loaded
     coach goes to the red box."""
     problem = _porter_problem(state, intent.seat, intent.tray, False)
@@ -195,14 +235,18 @@ def apply_detrain(state: GameState, intent: Detrain) -> None:
         raise IllegalIntent(*problem)
     tray = state.trays[intent.tray]
     boxes = state.stations[tray.office].boxes[OFFICE_CELL]
-    state.take_from_division(EMPTY_COACH)
+    take_from_division(state, EMPTY_COACH)
     tray.consist = _replace_first(tray.consist, LOADED_COACH, EMPTY_COACH)
     boxes.inbound.append(LOADED_COACH)
     _use(state, OFFICE_CELL, 1)
-    state.earn(
-        intent.seat, 1, "R9.2.2", f"seat {intent.seat}'s Porter helps passengers off tray {intent.tray}"
+    earn(
+        state,
+        intent.seat,
+        1,
+        "R9.2.2",
+        f"seat {intent.seat}'s Porter helps passengers off tray {intent.tray}",
     )
-    _after_action(state, intent.seat)
+    return _after_action(state, intent.seat)
 
 
 def _replace_first(cars: tuple[int, ...], old: int, new: int) -> tuple[int, ...]:
@@ -233,7 +277,7 @@ def _labor_problem(
     """Why this Laborer move is not possible now, as (rule id, message), or None."""
     station = state.stations[office]
     boxes = station.boxes[cell]
-    spec = state.facility_spec(station, cell)
+    spec = facility_spec(state, station, cell)
     kind = car_type(code)
     if not 0 <= code < N_CAR_CODES:
         return ("R9.1.7", f"{code} is not a car code (0..{N_CAR_CODES - 1})")
@@ -270,17 +314,17 @@ def _labor_problem(
             return ("R9.3.1", f"no empty {car_name(code - 1).split()[-1]} on the industry track to load")
     if end == CAR_SIDE and code - 1 not in station.cars.get(cell, ()):
         return ("R9.3.1", f"no empty {car_name(code - 1).split()[-1]} on the industry track to take the load")
-    if end == BOX_SIDE and state.room(spec, boxes, False, state.capacity_bonus(station, cell)) <= 0:
+    if end == BOX_SIDE and room(spec, boxes, False, capacity_bonus(state, station, cell)) <= 0:
         return ("R9.1.3", "the red box is full: the load waits on MEN")
     return None
 
 
-def apply_labor(state: GameState, intent: Labor) -> None:
+def apply_labor(state: GameState, intent: Labor) -> Next:
     seat, cell, spot, code = intent.seat, intent.cell, intent.spot, intent.car
     office = state.office_of_seat[seat]
     station = state.stations[office]
     boxes = station.boxes.get(cell)
-    if boxes is None or state.facility_spec(station, cell).category != "freight":
+    if boxes is None or facility_spec(state, station, cell).category != "freight":
         raise IllegalIntent("R9.1.4", f"seat {seat}'s station has no freight facility at {cell}")
     if not isinstance(spot, Spot):
         raise IllegalIntent("R9.1.7", f"{spot!r} is not a place a load can be")
@@ -291,7 +335,7 @@ def apply_labor(state: GameState, intent: Labor) -> None:
         boxes.outbound.remove(code)
         heading, start = 1, BOX_SIDE
     elif spot is Spot.TRACK:  # the empty from the Division Yard takes the load's place
-        state.take_from_division(code - 1)
+        take_from_division(state, code - 1)
         station.cars[cell] = _replace_first(station.cars[cell], code, code - 1)
         heading, start = -1, CAR_SIDE
     else:
@@ -302,16 +346,15 @@ def apply_labor(state: GameState, intent: Labor) -> None:
     _use(state, cell, abs(end - start))
     if end == CAR_SIDE:  # R9.3.1: the load replaces an empty car, which goes to the yard
         station.cars[cell] = _replace_first(station.cars[cell], code - 1, code | FLIPPED)
-        state.retire(code - 1)
-        state.earn(seat, 1, "R9.3.1", f"seat {seat}'s Laborers load a {car_name(code)} at {cell}")
+        retire(state, code - 1)
+        earn(state, seat, 1, "R9.3.1", f"seat {seat}'s Laborers load a {car_name(code)} at {cell}")
     elif end == BOX_SIDE:  # R9.3.2: the load reaches the red box
         boxes.inbound.append(code)
-        state.earn(seat, 1, "R9.3.2", f"seat {seat}'s Laborers unload a {car_name(code)} at {cell}")
+        earn(state, seat, 1, "R9.3.2", f"seat {seat}'s Laborers unload a {car_name(code)} at {cell}")
     else:
         boxes.work[end], boxes.unloading[end] = code, heading < 0
-        where = ("MEN", "AT", "WORK")[end]
-        state.log("labor", seat, f"seat {seat}'s Laborers move a {car_name(code)} to {where} at {cell}")
-    _after_action(state, seat)
+        state.log("labor", seat, car=code, slot=end, cell=cell)
+    return _after_action(state, seat)
 
 
 def clear_flips(consist: tuple[int, ...]) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ COACH, BOXCAR, HOPPER, REEFER, TANK, CABOOSE = range(6)
 N_CAR_CODES = 2 * len(CAR_TYPES)
 CABOOSE_CODE = CABOOSE * 2 + 1  # cabooses are red: always "loaded" (C-stock.1)
 FLIPPED = 16  # R9.3.4: loaded this visit, may not be unloaded before its train highballs
+ENGINE = -1  # marks the engine in a consist; not rolling stock (C-stock.3)
 
 
 def car_code(type_index: int, loaded: bool) -> int:

@@ -1,7 +1,10 @@
 """Player decisions as immutable intent objects (one class per kind).
 
 The core lists the legal intents of the seat that must decide (``GameState.legal_intents``)
-and validates any intent it is given (``GameState.apply``). Intents are small frozen,
+and validates any intent it is given (``GameState.apply``). Each class carries its kind and
+the template ``sm_env.core.text.describe`` reads it with; ``sm_env.core.registry`` gives each
+its phases, handler and action block. A new kind is a class here (and in ``Intent``) plus
+one registry entry. Intents are small frozen,
 slotted, hashable values, so tables and caches can key on them. Card fields hold catalogue
 type indices (copies of a card are interchangeable); cells are ``(row, col)`` station-grid
 coordinates; cars are car codes (``sm_env.core.cars``).
@@ -15,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_code, car_name
 from sm_env.core.catalogue import Catalogue
@@ -48,6 +51,8 @@ class IntentKind(enum.Enum):
     DETRAIN = "detrain"
     END_CARGO = "end_cargo"
 
+    __hash__ = object.__hash__  # members are singletons: hash by identity, in C (hot path)
+
 
 class Area(enum.IntEnum):
     """Where a Freight Agent may take a jammed car from (R6.3.3)."""
@@ -75,6 +80,7 @@ class Pass:
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.PASS
+    text: ClassVar[str] = "pass"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +89,7 @@ class ChooseSwitch:
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.CHOOSE_SWITCH
+    text: ClassVar[str] = "switch with a train"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +98,7 @@ class EndSwitching:
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.END_SWITCHING
+    text: ClassVar[str] = "end switching"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +107,7 @@ class DrawHomeOffice:
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.DRAW_HOME_OFFICE
+    text: ClassVar[str] = "draw from the Home Office"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +117,7 @@ class DrawDepartment:
     seat: int
     department: int
     kind: ClassVar[IntentKind] = IntentKind.DRAW_DEPARTMENT
+    text: ClassVar[str] = "take the top of Department {department}{department:top}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +127,7 @@ class PlayCard:
     seat: int
     card: int
     kind: ClassVar[IntentKind] = IntentKind.PLAY_CARD
+    text: ClassVar[str] = "play {card:card}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +138,7 @@ class Discard:
     card: int
     department: int
     kind: ClassVar[IntentKind] = IntentKind.DISCARD
+    text: ClassVar[str] = "discard {card:card} onto Department {department}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +147,7 @@ class EndTurn:
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.END_TURN
+    text: ClassVar[str] = "end the turn"
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +158,7 @@ class StockOutbound:
     cell: Cell
     car: int
     kind: ClassVar[IntentKind] = IntentKind.STOCK_OUTBOUND
+    text: ClassVar[str] = "Freight Agent stocks a {car:car} on the green box at {cell}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +169,7 @@ class ClearInbound:
     cell: Cell
     car: int
     kind: ClassVar[IntentKind] = IntentKind.CLEAR_INBOUND
+    text: ClassVar[str] = "Freight Agent clears a {car:car} from the red box at {cell}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +182,7 @@ class Unjam:
     area: Area
     car: int
     kind: ClassVar[IntentKind] = IntentKind.UNJAM
+    text: ClassVar[str] = "Freight Agent unjams a {car:car} from {area:name} at {cell}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +197,7 @@ class MoveTray:
     drops: tuple[int, ...]
     push: int = 0
     kind: ClassVar[IntentKind] = IntentKind.MOVE_TRAY
+    text: ClassVar[str] = "move tray {tray} {path:path}, drops {drops:list}, push {push}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +209,7 @@ class PlaceCard:
     cell: Cell
     rotated: bool = False
     kind: ClassVar[IntentKind] = IntentKind.PLACE_CARD
+    text: ClassVar[str] = "lay {card:card}{rotated: turned 180°|} at {cell}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +221,7 @@ class PlaceModifier:
     cell: Cell
     facility: Cell
     kind: ClassVar[IntentKind] = IntentKind.PLACE_MODIFIER
+    text: ClassVar[str] = "lay {card:card} at {cell}, serving {facility}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +231,7 @@ class AddCar:
     seat: int
     car: int
     kind: ClassVar[IntentKind] = IntentKind.ADD_CAR
+    text: ClassVar[str] = "add a {car:car} to the new train"
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +240,7 @@ class EndConsist:
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.END_CONSIST
+    text: ClassVar[str] = "the Extra's consist is complete"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +251,7 @@ class ChooseDivisionPoint:
     seat: int
     east: bool
     kind: ClassVar[IntentKind] = IntentKind.CHOOSE_DIVISION_POINT
+    text: ClassVar[str] = "set the Extra at the {east:East|West} Division Point (it runs {east:west|east})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +261,7 @@ class Clearance:
     seat: int
     clear: bool
     kind: ClassVar[IntentKind] = IntentKind.CLEARANCE
+    text: ClassVar[str] = "{clear:clear|hold} the following train"
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +271,7 @@ class RedFlag:
     seat: int
     play: bool
     kind: ClassVar[IntentKind] = IntentKind.RED_FLAG
+    text: ClassVar[str] = "{play:play|do not play} a RED FLAG"
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +284,7 @@ class Labor:
     spot: Spot
     car: int
     kind: ClassVar[IntentKind] = IntentKind.LABOR
+    text: ClassVar[str] = "Laborers move the {car:car} at {spot:name} of {cell} on"
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +294,7 @@ class Board:
     seat: int
     tray: int
     kind: ClassVar[IntentKind] = IntentKind.BOARD
+    text: ClassVar[str] = "a Porter boards passengers onto tray {tray}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +304,7 @@ class Detrain:
     seat: int
     tray: int
     kind: ClassVar[IntentKind] = IntentKind.DETRAIN
+    text: ClassVar[str] = "a Porter helps passengers off tray {tray}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +313,7 @@ class EndCargo:
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.END_CARGO
+    text: ClassVar[str] = "end the Cargo turn"
 
 
 Intent = (
@@ -314,34 +342,7 @@ Intent = (
     | EndCargo
 )
 
-INTENT_CLASSES: dict[IntentKind, type[Any]] = {
-    cls.kind: cls
-    for cls in (
-        Pass,
-        ChooseSwitch,
-        EndSwitching,
-        DrawHomeOffice,
-        DrawDepartment,
-        PlayCard,
-        Discard,
-        EndTurn,
-        StockOutbound,
-        ClearInbound,
-        Unjam,
-        MoveTray,
-        PlaceCard,
-        PlaceModifier,
-        AddCar,
-        EndConsist,
-        ChooseDivisionPoint,
-        Clearance,
-        RedFlag,
-        Labor,
-        Board,
-        Detrain,
-        EndCargo,
-    )
-}
+INTENT_CLASSES: dict[IntentKind, type[Any]] = {cls.kind: cls for cls in get_args(Intent)}
 
 _CAR_BY_NAME = {car_name(code): code for code in range(N_CAR_CODES) if code != car_code(CABOOSE, False)}
 

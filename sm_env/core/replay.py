@@ -17,9 +17,11 @@ from typing import Any
 
 from sm_env.core.catalogue import Catalogue, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules
+from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, IllegalIntent, ReplayError
 from sm_env.core.intents import Intent, intent_from_json, intent_to_json
 from sm_env.core.state import GameState
+from sm_env.core.text import describe
 
 FORMAT = "station-master-replay"
 VERSION = 1
@@ -51,12 +53,12 @@ class Replay:
 
     def run(self, catalogue: Catalogue | None = None) -> GameState:
         """Play the decisions on a fresh game; ReplayError names the first that fails."""
-        state = GameState.new(self.config, self.seed, catalogue)
+        state = new_game(self.config, self.seed, catalogue)
         for i, decision in enumerate(self.decisions):
             try:
                 state.apply(decision)
             except IllegalIntent as err:
-                raise ReplayError(f"decision {i} ({state.describe(decision)}) is illegal: {err}") from None
+                raise ReplayError(f"decision {i} ({describe(state, decision)}) is illegal: {err}") from None
         return state
 
     def verify(self, catalogue: Catalogue | None = None) -> GameState:

@@ -5,10 +5,23 @@ Python, passes the usual statistical batteries well enough for dice and shuffles
 whole state is one int, so cloning a game copies it for free.
 """
 
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 _MASK = 0xFFFFFFFF
 _T = TypeVar("_T")
+
+
+class Chance(Protocol):
+    """What a game draws its chance from: ``Rng``, or ``sm_env.core.chance.ForcedRolls``."""
+
+    @property
+    def state(self) -> int: ...
+
+    def copy(self) -> "Chance": ...
+
+    def d12(self) -> int: ...
+
+    def shuffle(self, items: list[Any]) -> None: ...
 
 
 class Rng:

@@ -1,0 +1,253 @@
+"""The station grid and card placement (Appendix A geometry, D-grid).
+
+A station is a grid of cards keyed ``(row, col)``; row 0 is the Running Track, row +1 is
+north, columns grow eastward (D-grid.1). A card's ends are W, E, NW, NE, SW, SE; two cards
+connect where both have the matching ends (D-grid.2). A route through a card goes from an end
+on one side (west: W, NW, SW; east: E, NE, SE) to an end on the other, so a Move keeps one
+east-west direction (D-grid.4) and every step changes the column by exactly one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sm_env.core.catalogue import CardKind, Catalogue
+from sm_env.core.intents import Cell
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station
+
+if TYPE_CHECKING:
+    from sm_env.core.state import GameState
+
+MAX_STANDING_CARS = 4  # D-grid.8: cars standing on one card
+ROW_LIMIT = 2  # D-grid.9: secondary track in rows -2..2
+COL_LIMIT = 5  # D-grid.9: the Limits stay within columns -5..5
+
+END_NAMES = ("W", "E", "NW", "NE", "SW", "SE")
+W, E, NW, NE, SW, SE = range(6)
+END_OFFSET: tuple[Cell, ...] = ((0, -1), (0, 1), (1, -1), (1, 1), (-1, -1), (-1, 1))
+MATCHING_END = (E, W, SE, SW, NE, NW)  # the neighbour's end that meets this one; also the 180° turn
+EAST_SIDE_MASK = (1 << E) | (1 << NE) | (1 << SE)
+WEST_SIDE_MASK = (1 << W) | (1 << NW) | (1 << SW)
+
+
+def end_direction(end: int) -> int:
+    """+1 for an east-side end, -1 for a west-side end."""
+    return 1 if end in (E, NE, SE) else -1
+
+
+class Geometry:
+    """Static per-catalogue tables for placement and movement, built once per catalogue."""
+
+    __slots__ = ("ends", "wheel", "capacity", "ad_tracks", "kind")
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self.ends: list[tuple[int, int]] = []  # (mask as printed, mask rotated 180°)
+        self.wheel: list[bool] = []
+        self.capacity: list[int] = []
+        self.ad_tracks: list[int] = []
+        self.kind: list[CardKind] = []
+        for card in catalogue.cards:
+            mask = 0
+            if card.track is not None:
+                for name in card.track.ends:
+                    mask |= 1 << END_NAMES.index(name)
+            rotated = 0
+            for end in range(6):
+                if mask >> end & 1:
+                    rotated |= 1 << MATCHING_END[end]
+            self.ends.append((mask, rotated))
+            self.wheel.append(card.track is not None and card.track.wheel)
+            track_capacity = card.track.track_capacity if card.track else None
+            self.capacity.append(track_capacity if track_capacity is not None else MAX_STANDING_CARS)
+            self.ad_tracks.append(card.office.ad_tracks if card.office else 0)
+            self.kind.append(card.kind)
+
+
+_GEOMETRY: dict[int, tuple[Catalogue, Geometry]] = {}
+
+
+def geometry_for(catalogue: Catalogue) -> Geometry:
+    entry = _GEOMETRY.get(id(catalogue))
+    if entry is None or entry[0] is not catalogue:
+        entry = (catalogue, Geometry(catalogue))
+        _GEOMETRY[id(catalogue)] = entry
+    return entry[1]
+
+
+def cell_ends(geo: Geometry, station: Station, cell: Cell) -> int:
+    placed = station.grid.get(cell)
+    if placed is None:
+        return 0
+    return geo.ends[placed[0]][placed[1]]
+
+
+def neighbour(geo: Geometry, station: Station, cell: Cell, end: int) -> Cell | None:
+    """The cell joined to ``cell`` through ``end``, if both cards have the matching ends."""
+    if not cell_ends(geo, station, cell) >> end & 1:
+        return None
+    dr, dc = END_OFFSET[end]
+    other = (cell[0] + dr, cell[1] + dc)
+    if cell_ends(geo, station, other) >> MATCHING_END[end] & 1:
+        return other
+    return None
+
+
+def is_locked(station: Station, cell: Cell) -> bool:
+    """R9.3.3: an industry track with loads on MEN|AT|WORK is no Operational Rail."""
+    boxes = station.boxes.get(cell)
+    return boxes is not None and cell != OFFICE_CELL and any(c != EMPTY for c in boxes.work)
+
+
+def limits_cols(geo: Geometry, station: Station) -> tuple[int, int]:
+    """Columns of the west and east Limits cards on the Running Track."""
+    cols = [c for (r, c), (card, _) in station.grid.items() if r == 0 and geo.kind[card] is CardKind.LIMITS]
+    return min(cols), max(cols)
+
+
+# ---------------------------------------------------------------- placement (D-grid.6, D-grid.7)
+
+
+def placement_problem(
+    state: GameState, seat: int, card: int, cell: Cell, rotated: bool
+) -> tuple[str, str] | None:
+    """Why the seat cannot place this track or facility card there, or None if it can."""
+    geo = geometry_for(state.catalogue)
+    station = state.stations[state.office_of_seat[seat]]
+    kind = geo.kind[card]
+    if kind is not CardKind.TRACK and kind is not CardKind.FACILITY:
+        return ("D-grid.6", f"{state.catalogue.cards[card].name} is not a track or facility card")
+    row, col = cell
+    mask = geo.ends[card][1 if rotated else 0]
+    if row == 0:
+        west, east = limits_cols(geo, station)
+        if col not in (west, east):
+            return (
+                "D-grid.7",
+                f"on the Running Track a card goes only where a Limits card stands ({west} or {east})",
+            )
+        if kind is not CardKind.TRACK or (mask & (1 << W | 1 << E)) != (1 << W | 1 << E):
+            return ("D-grid.7", "a card placed into the Running Track needs both a W and an E end")
+        if not -COL_LIMIT < col < COL_LIMIT:
+            return ("D-grid.9", f"the Limits cannot move beyond column {'-' if col < 0 else ''}{COL_LIMIT}")
+        if station.cars.get(cell) or any(
+            t.office == state.office_of_seat[seat] and t.cell == cell for t in state.trays
+        ):
+            return ("D-grid.7", "the Limits card can only move outward while nothing stands on it")
+        return None
+    if not 0 < abs(row) <= ROW_LIMIT:
+        return ("D-grid.9", f"secondary track goes in rows -{ROW_LIMIT}..{ROW_LIMIT}, not row {row}")
+    west, east = limits_cols(geo, station)
+    if not west < col < east:
+        return ("D-grid.6", f"secondary track goes between the Limits, in columns {west + 1}..{east - 1}")
+    if cell in station.grid:
+        return ("D-grid.6", f"cell {cell} already holds {state.catalogue.cards[station.grid[cell][0]].name}")
+    for end in range(6):
+        if mask >> end & 1:
+            dr, dc = END_OFFSET[end]
+            if cell_ends(geo, station, (row + dr, col + dc)) >> MATCHING_END[end] & 1:
+                return None
+    return ("D-grid.6", f"no end of the card at {cell} would meet the track already laid")
+
+
+def modifier_problem(
+    state: GameState, seat: int, card: int, cell: Cell, facility: Cell
+) -> tuple[str, str] | None:
+    """Why the seat cannot place this Modifier at ``cell`` serving ``facility`` (R9.0.3)."""
+    cat = state.catalogue
+    spec = cat.cards[card].modifier
+    if spec is None:
+        return ("R9.0.3", f"{cat.cards[card].name} is not a Modifier Facility")
+    geo = geometry_for(cat)
+    station = state.stations[state.office_of_seat[seat]]
+    row, col = cell
+    west, east = limits_cols(geo, station)
+    if not 0 < abs(row) <= ROW_LIMIT or not west < col < east:
+        return ("D-grid.6", f"a Modifier goes off the Running Track between the Limits; {cell} is not")
+    if cell in station.grid:
+        return ("D-grid.6", f"cell {cell} is not empty")
+    served = station.grid.get(facility)
+    target = cat.cards[served[0]].facility if served else None
+    if target is None or facility not in station.boxes:
+        return ("R9.0.3", f"there is no facility at {facility}")
+    if target.category != spec.applies_to:
+        return ("R9.0.3", f"a {spec.applies_to} Modifier cannot serve a {target.category} facility")
+    if max(abs(facility[0] - row), abs(facility[1] - col)) != 1:
+        return ("R9.0.3", f"{facility} is not next to {cell} (one of the eight cells around it)")
+    return None
+
+
+def legal_placements(state: GameState, seat: int, card: int) -> list[tuple[Cell, bool]]:
+    """Every (cell, rotated) where the seat may place this track or facility card."""
+    return placements_by_card(state, seat, (card,))[card]
+
+
+def placements_by_card(
+    state: GameState, seat: int, cards: tuple[int, ...] | list[int]
+) -> dict[int, list[tuple[Cell, bool]]]:
+    """``legal_placements`` for several cards, surveying the station once (the same rules as
+    ``placement_problem``, which the tests hold it to)."""
+    geo = geometry_for(state.catalogue)
+    office = state.office_of_seat[seat]
+    station = state.stations[office]
+    west, east = limits_cols(geo, station)
+    # D-grid.7: a Limits cell inside the window with nothing standing on it.
+    held = {t.cell for t in state.trays if t.office == office}
+    open_limits = [
+        (0, c)
+        for c in (west, east)
+        if -COL_LIMIT < c < COL_LIMIT and not station.cars.get((0, c)) and (0, c) not in held
+    ]
+    # D-grid.6: empty cells between the Limits, with the ends that would meet laid track.
+    need: dict[Cell, int] = {}
+    for (r, c), (laid, rotated) in station.grid.items():
+        mask = geo.ends[laid][rotated]
+        for end in range(6):
+            if mask >> end & 1:
+                dr, dc = END_OFFSET[end]
+                cell = (r + dr, c + dc)
+                if (
+                    cell[0]
+                    and abs(cell[0]) <= ROW_LIMIT
+                    and west < cell[1] < east
+                    and cell not in station.grid
+                ):
+                    need[cell] = need.get(cell, 0) | 1 << MATCHING_END[end]
+    attach = sorted(need.items())
+    both = (1 << W) | (1 << E)
+    out: dict[int, list[tuple[Cell, bool]]] = {}
+    for card in cards:
+        kind = geo.kind[card]
+        options: list[tuple[Cell, bool]] = []
+        if kind is CardKind.TRACK or kind is CardKind.FACILITY:
+            masks = geo.ends[card]
+            if kind is CardKind.TRACK:
+                options += [
+                    (cell, rot) for cell in open_limits for rot in (False, True) if masks[rot] & both == both
+                ]
+            options += [(cell, rot) for cell, need in attach for rot in (False, True) if masks[rot] & need]
+        out[card] = options
+    return out
+
+
+def legal_modifier_placements(state: GameState, seat: int, card: int) -> list[tuple[Cell, Cell]]:
+    station = state.stations[state.office_of_seat[seat]]
+    out = []
+    for facility in sorted(station.boxes):
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                cell = (facility[0] + dr, facility[1] + dc)
+                if (dr or dc) and modifier_problem(state, seat, card, cell, facility) is None:
+                    out.append((cell, facility))
+    return sorted(out)
+
+
+def place(state: GameState, card: int, cell: Cell, rotated: bool, office: int) -> None:
+    """Lay a checked card; into row 0 it takes the Limits' cell and pushes the Limits out."""
+    station = state.stations[office]
+    geo = geometry_for(state.catalogue)
+    if cell[0] == 0:
+        limits = station.grid[cell]
+        station.grid[(0, cell[1] + (1 if cell[1] > 0 else -1))] = limits
+    station.grid[cell] = (card, rotated)
+    if geo.kind[card] is CardKind.FACILITY:
+        station.boxes[cell] = Boxes()

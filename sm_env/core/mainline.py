@@ -1,0 +1,223 @@
+"""The Mainline Phase (R8, D-mainline, D-run): every train acts once, in seniority order —
+a train on a Mainline card moves one region; a train at an office or its Division Point is
+tested and highballs, holds, or waits for the Superintendent's clearance."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sm_env.core.cargo import clear_flips
+from sm_env.core.cars import CABOOSE, ENGINE, car_name, car_type
+from sm_env.core.collisions import collide, remove_train
+from sm_env.core.grid import geometry_for, limits_cols
+from sm_env.core.intents import Cell, Clearance, Intent
+from sm_env.core.phases import Due, Next, Phase, Step
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, Tray
+from sm_env.core.state import Collision
+from sm_env.core.trains import cars_of, seniority, spec_of, tray_on_region
+
+if TYPE_CHECKING:
+    from sm_env.core.state import GameState
+
+
+def makeup_problem(state: GameState, tray: Tray) -> str | None:
+    """R8.1.2 / C-trays.4 / C-trays.5: why the train may not depart as made up, or None."""
+    consist = tray.consist
+    spec = spec_of(state.catalogue, tray.train).consist
+    engine = consist.index(ENGINE)
+    if engine not in (0, len(consist) - 1):
+        return "its engine is not at an outer end"
+    cars = cars_of(tray)
+    if len(cars) > spec.max_cars:
+        return f"it has {len(cars)} cars; its card allows {spec.max_cars}"
+    cabooses = [i for i, code in enumerate(consist) if code != ENGINE and car_type(code) == CABOOSE]
+    if cabooses:
+        if spec.caboose == "forbidden":
+            return "its card forbids a caboose"
+        far_end = len(consist) - 1 if engine == 0 else 0
+        if len(cabooses) > 1 or cabooses[0] != far_end:
+            return "its caboose is not at the end opposite the engine"
+    allowed = dict(spec.allowed)
+    counts: dict[int, int] = {}
+    for code in cars:
+        kind = car_type(code)
+        if kind == CABOOSE:
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        if counts[kind] > allowed.get(kind, 0):
+            return f"its card allows {allowed.get(kind, 0)} {car_name(code).split()[-1]}(s)"
+    return None
+
+
+def start_line(state: GameState, tray: Tray) -> int:
+    """The Mainline card a train at an office or its DP departs onto."""
+    if tray.at_dp:
+        return 0 if tray.direction > 0 else state.n
+    return tray.office + 1 if tray.direction > 0 else tray.office
+
+
+def next_subdivision(state: GameState, tray: Tray) -> list[int]:
+    """D-mainline.4: trays in the next Subdivision ahead of a train at an office or its DP:
+    on the Mainline cards up to the next Control Point, and on the Running Track of the
+    Whistle Posts between (R8.1.5: trains on their Secondary Track do not count)."""
+    d, n = tray.direction, state.n
+    line = start_line(state, tray)
+    out: list[int] = []
+    while True:
+        out.extend(i for i, t in enumerate(state.trays) if t.line == line)
+        office = line if d > 0 else line - 1
+        if not 0 <= office < n or state.is_control_point(office):
+            return out
+        out.extend(
+            i
+            for i, t in enumerate(state.trays)
+            if t.office == office and t.cell is not None and t.cell[0] == 0
+        )
+        line += d
+
+
+def _first_obstacle(state: GameState, office: int, cols: range, direction: int) -> tuple[Cell, int] | None:
+    """The first car group or tray met on the Running Track cards ``cols`` by a train running
+    in ``direction`` (R8.2.3, R8.2.4): (cell, struck tray or EMPTY for the cars)."""
+    station = state.stations[office]
+    for col in cols:
+        cell = (0, col)
+        cars = station.cars.get(cell, ())
+        tray = next((i for i, t in enumerate(state.trays) if t.office == office and t.cell == cell), EMPTY)
+        if tray == EMPTY:
+            if cars:
+                return cell, EMPTY
+            continue
+        split = state.trays[tray].split
+        near = cars[:split] if direction > 0 else cars[split:]
+        return cell, EMPTY if near else tray
+    return None
+
+
+def begin(state: GameState) -> Next:
+    """D-mainline.2: every train acts once, in seniority order (R8.0.1)."""
+    in_use = [i for i, tray in enumerate(state.trays) if tray.train != EMPTY]
+    state.mainline_queue = sorted(in_use, key=lambda i: seniority(state.catalogue, state.trays[i]))
+    return Step.RUN_MAINLINE
+
+
+def run(state: GameState) -> Next:
+    """Let the trains act until a decision is due; then the Cargo Phase."""
+    queue = state.mainline_queue
+    while queue:
+        tray = state.trays[queue[0]]
+        if tray.train != EMPTY:
+            due = _act(state, queue[0])
+            if due is not None:
+                return due
+        queue.pop(0)
+    return Step.CARGO
+
+
+def _act(state: GameState, index: int) -> Due | None:
+    """One train's action; the decision it waits for, if any."""
+    tray = state.trays[index]
+    if tray.line != EMPTY:
+        return _advance(state, index)
+    if not (tray.at_dp or tray.cell == OFFICE_CELL):  # R8.1.1: off the A/D tracks
+        return None
+    problem = makeup_problem(state, tray)
+    if problem is not None:
+        state.log("hold", -1, train=tray.train, why=problem, rule="R8.1.2")
+        return None
+    ahead = next_subdivision(state, tray)
+    if any(state.trays[i].direction == -tray.direction for i in ahead):
+        state.log(
+            "hold", -1, train=tray.train, why="an opposing train is in the next Subdivision", rule="R8.1.3"
+        )
+        return None
+    if ahead:  # R8.1.4: only following trains ahead
+        return Due(Phase.CLEARANCE, state.fedora)
+    return _depart(state, index)
+
+
+def _depart(state: GameState, index: int) -> Due | None:
+    """Highball (R2.4.6): through the Limits onto the Start region of the next Mainline card."""
+    tray = state.trays[index]
+    d = tray.direction
+    if not tray.at_dp:
+        office = tray.office
+        west, east = limits_cols(geometry_for(state.catalogue), state.stations[office])
+        cols = range(1, east + 1) if d > 0 else range(-1, west - 1, -1)
+        hit = _first_obstacle(state, office, cols, d)
+        if hit is not None:  # R8.2.4
+            seat = state.seat_of_office[office]
+            where = f"leaving office {office}"
+            return collide(state, Collision(index, hit[1], office, hit[0], seat, "R8.2.4", where))
+    line = start_line(state, tray)
+    region = 0 if d > 0 else state.catalogue.cards[state.mainline[line]].regions - 1
+    struck = tray_on_region(state, line, region)
+    if struck != EMPTY:  # D-mainline.3: the Superintendent clearing it pays
+        where = f"on Mainline {line}"
+        return collide(state, Collision(index, struck, EMPTY, None, state.fedora, "R10.1", where))
+    origin = EMPTY if tray.at_dp else tray.office
+    tray.cleared_by = state.fedora
+    tray.consist = clear_flips(tray.consist)  # R9.3.4
+    tray.at_dp = False
+    tray.office, tray.cell, tray.split = EMPTY, None, 0
+    tray.line, tray.region = line, region
+    state.log("highball", tray.cleared_by, train=tray.train, office=origin, line=line)
+    return None
+
+
+def _advance(state: GameState, index: int) -> Due | None:
+    """R8.2.1: one region along the card; off its end, into the next office (R8.2.2, R8.2.3)
+    or the far Division Point (D-run.1)."""
+    tray = state.trays[index]
+    d = tray.direction
+    region = tray.region + d
+    if 0 <= region < state.catalogue.cards[state.mainline[tray.line]].regions:
+        struck = tray_on_region(state, tray.line, region)
+        if struck != EMPTY:  # D-mainline.3
+            where = f"on Mainline {tray.line}"
+            return collide(state, Collision(index, struck, EMPTY, None, tray.cleared_by, "R10.1", where))
+        tray.region = region
+        return None
+    office = tray.line if d > 0 else tray.line - 1
+    if not 0 <= office < state.n:
+        _complete_run(state, index)
+        return None
+    station = state.stations[office]
+    seat = state.seat_of_office[office]
+    geo = geometry_for(state.catalogue)
+    west, east = limits_cols(geo, station)
+    cols = range(west, 0) if d > 0 else range(east, 0, -1)
+    hit = _first_obstacle(state, office, cols, d)
+    where = f"arriving at office {office}"
+    if hit is not None:  # R8.2.3 (a)
+        return collide(state, Collision(index, hit[1], office, hit[0], seat, "R8.2.3", where))
+    at_office = [i for i, t in enumerate(state.trays) if t.office == office and t.cell == OFFICE_CELL]
+    if len(at_office) >= geo.ad_tracks[station.grid[OFFICE_CELL][0]]:  # R8.2.3 (b)
+        struck = max(at_office, key=lambda i: seniority(state.catalogue, state.trays[i]))  # the most junior
+        return collide(state, Collision(index, struck, office, OFFICE_CELL, seat, "R8.2.3", where))
+    tray.line, tray.region = EMPTY, 0
+    tray.office, tray.cell, tray.split = office, OFFICE_CELL, 0
+    state.log("arrive", seat, train=tray.train, office=office)
+    return None
+
+
+def _complete_run(state: GameState, index: int) -> None:
+    """D-run.2: at the far Division Point the tray is freed and the cars go back."""
+    tray = state.trays[index]
+    state.log("run-complete", -1, train=tray.train, east=tray.direction > 0)
+    remove_train(state, index)
+
+
+def legal_clearance(state: GameState) -> list[Intent]:
+    return [Clearance(state.actor, True), Clearance(state.actor, False)]
+
+
+def apply_clearance(state: GameState, intent: Clearance) -> Next:
+    index = state.mainline_queue[0]
+    state.log("clearance", intent.seat, train=state.trays[index].train, clear=intent.clear)
+    if intent.clear:
+        due = _depart(state, index)
+        if due is not None:
+            return due
+    state.mainline_queue.pop(0)
+    return Step.RUN_MAINLINE

@@ -1,0 +1,33 @@
+"""The two yards (C-yards): the Division Yard supplies cars, the Classification Yard collects
+used ones and refills the Division Yard when it runs empty."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_type, unflipped
+
+if TYPE_CHECKING:
+    from sm_env.core.state import GameState
+
+
+def take_from_division(state: GameState, code: int) -> None:
+    """A car leaves the Division Yard (C-yards.1); when that empties it, the Classification
+    Yard moves back in at once (C-yards.2)."""
+    state.division[code] -= 1
+    state.division_total -= 1
+    if state.division_total == 0:
+        state.division, state.classification = state.classification, [0] * N_CAR_CODES
+        state.division_total = sum(state.division)
+        state.log("yard-refill", -1, cars=state.division_total)
+
+
+def retire(state: GameState, code: int) -> None:
+    """C-yards.3: used cars go to the Classification Yard; cabooses to the Division Yard.
+    A car leaving play is turned right side up (R9.3.4)."""
+    code = unflipped(code)
+    if car_type(code) == CABOOSE:
+        state.division[code] += 1
+        state.division_total += 1
+    else:
+        state.classification[code] += 1
