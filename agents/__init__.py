@@ -1,12 +1,17 @@
-"""Bots that play Station Master. One registry maps a bot's name to its factory."""
-
-from collections.abc import Callable
+"""Bots that play Station Master. The registry maps a bot's name to its versioned spec."""
 
 from agents.base import Agent, play_game
 from agents.random_agent import RandomAgent
-
-# name -> factory taking the bot's own 32-bit seed
-REGISTRY: dict[str, Callable[[int], Agent]] = {"random": RandomAgent}
+from agents.registry import (
+    REGISTRY,
+    BotSpec,
+    BotSpecError,
+    bot_label,
+    make_bot,
+    parse_bot,
+    register,
+    split_bot_list,
+)
 
 
 def seat_seed(game_seed: int, seat: int) -> int:
@@ -14,4 +19,17 @@ def seat_seed(game_seed: int, seat: int) -> int:
     return (game_seed * 0x9E3779B1 + (seat + 1) * 0x85EBCA77) & 0xFFFFFFFF
 
 
-__all__ = ["Agent", "REGISTRY", "RandomAgent", "play_game", "seat_seed"]
+__all__ = [
+    "REGISTRY",
+    "Agent",
+    "BotSpec",
+    "BotSpecError",
+    "RandomAgent",
+    "bot_label",
+    "make_bot",
+    "parse_bot",
+    "play_game",
+    "register",
+    "seat_seed",
+    "split_bot_list",
+]

@@ -4,20 +4,27 @@ station-master demo --seed 1                    # a full game of random bots, st
 station-master demo --seed 7 --offices 4 --days 2 --json
 station-master demo --seed 1 --save-replay game.json
 station-master replay game.json --verify
+station-master tournament --bots random,random --offices 3 --days 2 --games 20 --seed 1
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from agents import REGISTRY, play_game, seat_seed
+from agents import REGISTRY, BotSpecError, make_bot, play_game, seat_seed, split_bot_list
+from experiments import tournament as tour
+from experiments.ledger import LEDGER_KINDS
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, ReplayError
@@ -32,8 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _demo(args)
+        if args.command == "tournament":
+            return _tournament(args)
         return _replay(args)
-    except (ConfigError, ReplayError, OSError) as err:
+    except (ConfigError, ReplayError, BotSpecError, tour.TournamentError, OSError) as err:
         print(f"station-master: error: {err}", file=sys.stderr)
         return 2
 
@@ -62,7 +71,60 @@ def _parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="re-run a replay file")
     replay.add_argument("file", help="replay file written by demo --save-replay")
     replay.add_argument("--verify", action="store_true", help="check the final state hash it records")
+
+    bots = ", ".join(sorted(REGISTRY))
+    match = sub.add_parser("tournament", help="play bots against each other in every seat and rate them")
+    match.add_argument(
+        "--bots",
+        required=True,
+        metavar="SPECS",
+        help=f"comma-separated bot specs, NAME or NAME:KEY=VALUE,KEY=VALUE (known: {bots})",
+    )
+    match.add_argument(
+        "--offices", type=int, default=3, metavar="K", help="offices (seats), 1..6 (default 3)"
+    )
+    match.add_argument("--days", type=int, default=1, metavar="D", help="days to play (default 1)")
+    match.add_argument(
+        "--games",
+        type=int,
+        default=10,
+        metavar="N",
+        help="deals, each played under every seating (default 10)",
+    )
+    match.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="first game seed; deal i uses S + i (default 1)"
+    )
+    match.add_argument(
+        "--jobs",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        metavar="J",
+        help="worker processes (default: the CPU count)",
+    )
+    match.add_argument(
+        "--csv", default="tournament.csv", metavar="FILE", help="one row per game (default tournament.csv)"
+    )
+    match.add_argument(
+        "--plot", metavar="FILE.png", help="ratings and revenue chart (default: the CSV's name, .png)"
+    )
+    match.add_argument(
+        "--house-rule",
+        action="append",
+        default=[],
+        choices=HouseRules.names(),
+        metavar="NAME",
+        help=f"switch on a house rule (repeatable): {', '.join(HouseRules.names())}",
+    )
+    match.add_argument("--json", action="store_true", help="print only a JSON summary")
+    match.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -74,7 +136,7 @@ def _demo(args: argparse.Namespace) -> int:
         house_rules=HouseRules.from_names(args.house_rule),
     )
     state = new_game(config, args.seed)
-    agents = [REGISTRY["random"](seat_seed(args.seed, seat)) for seat in range(config.offices)]
+    agents = [make_bot("random", seat_seed(args.seed, seat)) for seat in range(config.offices)]
     counts: Counter[str] = Counter()
     console = None if args.json else Console(highlight=False, soft_wrap=True)
     printer = _StagePrinter(console)
@@ -144,15 +206,6 @@ class _StagePrinter:
         self.console.print(f"  {event_text(event, state)}", markup=False)
 
 
-_LEDGER_COLUMNS = (
-    ("boarded", ("R9.2.1",)),
-    ("detrained", ("R9.2.2",)),
-    ("loaded", ("R9.3.1",)),
-    ("unloaded", ("R9.3.2",)),
-    ("collisions", ("R8.2.3", "R8.2.4", "R10.1")),
-)
-
-
 def _revenue_by_rule(state: GameState, seat: int) -> dict[str, int]:
     """A seat's ledger summed by rule id (R2.4.7)."""
     totals: Counter[str] = Counter()
@@ -165,13 +218,13 @@ def _revenue_by_rule(state: GameState, seat: int) -> dict[str, int]:
 def _print_revenue(console: Console, state: GameState) -> None:
     """Each seat's revenue, with the ledger's entries counted by kind (R2.4.7)."""
     table = Table(title="Final revenue")
-    for name in ("seat", "office", *(name for name, _ in _LEDGER_COLUMNS), "revenue"):
+    for name in ("seat", "office", *(name for name, _ in LEDGER_KINDS), "revenue"):
         table.add_column(name, justify="right", min_width=len(name))
     table.add_column("")
     winners = state.winners()
     for seat, revenue in enumerate(state.revenue()):
         counts = [
-            sum(1 for e in state.ledger if e.seat == seat and e.rule in rules) for _, rules in _LEDGER_COLUMNS
+            sum(1 for e in state.ledger if e.seat == seat and e.rule in rules) for _, rules in LEDGER_KINDS
         ]
         table.add_row(
             str(seat),
@@ -181,6 +234,69 @@ def _print_revenue(console: Console, state: GameState) -> None:
             "winner" if seat in winners else "",
         )
     console.print(table)
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    config = GameConfig(
+        offices=args.offices, days=args.days, house_rules=HouseRules.from_names(args.house_rule)
+    )
+    match = tour.Tournament(tuple(split_bot_list(args.bots)), config, args.games, args.seed)
+    seatings = match.seatings()
+    total = match.deals * len(seatings)
+    csv_path = Path(args.csv)
+    plot_path = Path(args.plot) if args.plot else csv_path.with_suffix(".png")
+    if not plot_path.parent.is_dir():  # found out now, not after the games
+        raise tour.TournamentError(f"no folder {plot_path.parent} to write the plot {plot_path} in")
+    start = time.perf_counter()
+    with csv_path.open("w", newline="", encoding="utf-8") as out:
+        if not args.json or not args.quiet:
+            last_seed, lineups = match.seed + match.deals - 1, seatings[-1].lineup + 1
+            print(
+                f"{total} games: {match.deals} deals (seeds {match.seed}..{last_seed}) under {len(seatings)} "
+                f"seatings ({lineups} line-up(s) × {config.offices} rotation(s)), {args.jobs} job(s)",
+                file=sys.stderr if args.json else sys.stdout,
+                flush=True,
+            )
+        results = tour.play(match, args.jobs, progress=not args.quiet and sys.stderr.isatty())
+        tour.write_csv(out, match, seatings, results)
+    wall = time.perf_counter() - start
+    summaries = tour.summarize(match, seatings, results)
+    tour.plot(plot_path, summaries)
+    if args.json:
+        data = tour.summary_json(match, seatings, summaries)
+        data.update(csv=str(csv_path), plot=str(plot_path), wall_seconds=wall)
+        print(json.dumps(data, indent=2))
+        return 0
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 140)  # logs: no squeeze
+    console.print(_summary_table(summaries))
+    console.print(f"{total} games in {wall:.1f} s; wrote {csv_path} and {plot_path}")
+    return 0
+
+
+def _summary_table(summaries: Sequence[tour.BotSummary]) -> Table:
+    ci = f"{tour.CONFIDENCE:.0%} CI"
+    table = Table(title="Tournament, best rating first")
+    table.add_column("bot", no_wrap=True)
+    for name in ("games", "seats", f"revenue ({ci})", f"win rate ({ci})", "collisions/game", "µs/decision"):
+        table.add_column(name, justify="right")
+    for name in ("mu", "sigma", "mu-3sigma"):
+        table.add_column(name, justify="right")
+    for s in summaries:
+        mean, low, high = s.revenue
+        p, p_low, p_high = s.win_rate
+        table.add_row(
+            s.bot,
+            str(s.games),
+            str(s.seat_games),
+            f"{mean:.2f} " + ("(one deal)" if math.isnan(low) else f"({low:.2f}..{high:.2f})"),
+            f"{p:.1%} ({p_low:.1%}..{p_high:.1%})",
+            f"{s.collisions_per_game:.3f}",
+            "-" if s.decision_us is None else f"{s.decision_us:.1f}",
+            f"{s.rating.mu:.2f}",
+            f"{s.rating.sigma:.2f}",
+            f"{s.rating.ordinal:.2f}",
+        )
+    return table
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -1,0 +1,382 @@
+"""Tournaments: registered bots play each other in every seat over the same deals.
+
+    station-master tournament --bots random,random --offices 3 --days 2 --games 20 --seed 1
+
+Seatings. With k bot entries and n offices, the line-ups are every choice of n entries out of
+the k (``itertools.combinations``, in list order); when k < n there is one line-up, the entries
+repeated cyclically to n (``a,b`` for 3 offices is ``a,b,a``). Each line-up is played in all n
+rotations, entry i in seat (i + r) mod n, so every entry sits in every seat equally often.
+A deal is one game seed (seed, seed+1, ...); every deal is played under every seating, so all
+line-ups meet the same deals (common random numbers). Each bot gets ``seat_seed(game_seed, seat)``.
+
+Statistics, per bot label (spec text with version and parameters; entries with the same label
+are pooled), over all its seats in all games:
+
+- mean revenue with a Student t interval taken over the per-deal means: the games of one deal
+  share its cards and are not independent, the deals are (every deal holds the same number of
+  the bot's seats, so the mean of those means is the plain mean);
+- win rate with a Wilson score interval over its seats: a seat with the top revenue wins, a
+  shared top counting as a win for each seat in it, as ``GameState.winners()`` says (D-end);
+- collisions (ledger entries R8.2.3, R8.2.4, R10.1) per seat played, time per decision;
+- an openskill Plackett-Luce rating from every game in (deal, seating) order, seats ranked by
+  revenue, equal revenue an equal rank (``experiments.stats.rate_games``). Sorted by mu - 3 sigma.
+
+Games run in a spawned process pool (the same on every platform), so a bot must be registered
+when ``agents`` is imported; ``--jobs 1`` plays in this process. Results are put back in
+(deal, seating) order: the CSV is the same for the same arguments, apart from its ``*_seconds``
+timing columns, which come last.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import multiprocessing
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from tqdm import tqdm
+
+from agents import Agent, bot_label, make_bot, play_game, seat_seed
+from experiments.ledger import LEDGER_KINDS
+from experiments.stats import Rating, mean_ci, rate_games, wilson
+from sm_env.core.config import GameConfig
+from sm_env.core.engine import new_game
+from sm_env.core.intents import Intent
+from sm_env.core.state import SeatView
+
+CONFIDENCE = 0.95
+_SEED_MAX = 0xFFFFFFFF
+_SOURCES = [(kind, rules) for kind, rules in LEDGER_KINDS if kind != "collisions"]
+_COLLISIONS = dict(LEDGER_KINDS)["collisions"]
+
+
+class TournamentError(ValueError):
+    """Tournament settings out of range."""
+
+
+@dataclass(frozen=True)
+class Seating:
+    index: int
+    lineup: int
+    rotation: int
+    bots: tuple[str, ...]  # spec text of the bot in each seat
+
+
+def seatings(bots: Sequence[str], offices: int) -> list[Seating]:
+    """Every line-up of ``offices`` entries from ``bots``, each in all its rotations."""
+    if not bots:
+        raise TournamentError("a tournament needs at least one bot")
+    pool = list(bots) if len(bots) >= offices else [bots[i % len(bots)] for i in range(offices)]
+    result: list[Seating] = []
+    for lineup, members in enumerate(itertools.combinations(pool, offices)):
+        for rotation in range(offices):
+            seats = [""] * offices
+            for i, bot in enumerate(members):
+                seats[(i + rotation) % offices] = bot
+            result.append(Seating(len(result), lineup, rotation, tuple(seats)))
+    return result
+
+
+@dataclass(frozen=True)
+class Tournament:
+    bots: tuple[str, ...]
+    game: GameConfig
+    deals: int
+    seed: int
+
+    def __post_init__(self) -> None:
+        if self.deals < 1:
+            raise TournamentError(f"games must be >= 1, got {self.deals}")
+        if not 0 <= self.seed <= _SEED_MAX - self.deals + 1:
+            raise TournamentError(
+                f"seed must leave the game seeds seed..seed+games-1 in 0..{_SEED_MAX}, got {self.seed}"
+            )
+        for bot in self.bots:
+            make_bot(bot, 0)  # a bad spec or parameter fails here, before any game
+
+    def seatings(self) -> list[Seating]:
+        return seatings(self.bots, self.game.offices)
+
+    def labels(self) -> dict[str, str]:
+        return {bot: bot_label(bot) for bot in self.bots}
+
+
+@dataclass(frozen=True)
+class GameResult:
+    deal: int
+    seating: int
+    game_seed: int
+    revenue: tuple[int, ...]
+    winners: tuple[int, ...]
+    collisions: tuple[int, ...]
+    by_source: tuple[tuple[int, ...], ...]  # revenue per seat, for each of _SOURCES
+    stages_played: int
+    decisions: int
+    seat_decisions: tuple[int, ...]
+    wall_seconds: float
+    decision_seconds: tuple[float, ...]
+
+
+class _Timed:
+    """Forwards ``choose`` to a bot, adding up its time and its decisions."""
+
+    def __init__(self, bot: Agent) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.seconds = 0.0
+        self.decisions = 0
+
+    def choose(self, view: SeatView) -> Intent:
+        start = time.perf_counter()
+        intent = self.bot.choose(view)
+        self.seconds += time.perf_counter() - start
+        self.decisions += 1
+        return intent
+
+
+Job = tuple[int, int, int, GameConfig, tuple[str, ...]]  # deal, seating, game seed, config, bots
+
+
+def play_one(job: Job) -> GameResult:
+    """Play one game of a tournament (the pool's worker: top level, so spawn can pickle it)."""
+    deal, seating, game_seed, config, bots = job
+    start = time.perf_counter()
+    state = new_game(config, game_seed)
+    timed = [_Timed(make_bot(bot, seat_seed(game_seed, seat))) for seat, bot in enumerate(bots)]
+    decisions = play_game(state, timed)
+    wall = time.perf_counter() - start
+    seats = range(config.offices)
+
+    def ledger(rules: tuple[str, ...], amount: bool) -> tuple[int, ...]:
+        return tuple(
+            sum(e.amount if amount else 1 for e in state.ledger if e.seat == seat and e.rule in rules)
+            for seat in seats
+        )
+
+    return GameResult(
+        deal=deal,
+        seating=seating,
+        game_seed=game_seed,
+        revenue=state.revenue(),
+        winners=state.winners(),
+        collisions=ledger(_COLLISIONS, amount=False),
+        by_source=tuple(ledger(rules, amount=True) for _, rules in _SOURCES),
+        stages_played=state.stages_played,
+        decisions=len(decisions),
+        seat_decisions=tuple(t.decisions for t in timed),
+        wall_seconds=wall,
+        decision_seconds=tuple(t.seconds for t in timed),
+    )
+
+
+def play(tournament: Tournament, jobs: int = 1, progress: bool = False) -> list[GameResult]:
+    """Every deal under every seating, in (deal, seating) order whatever ``jobs`` is."""
+    seating_list = tournament.seatings()
+    tasks: list[Job] = [
+        (deal, s.index, tournament.seed + deal, tournament.game, s.bots)
+        for deal in range(tournament.deals)
+        for s in seating_list
+    ]
+    results: list[GameResult] = []
+    with tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress) as bar:
+        if jobs == 1:
+            for task in tasks:
+                results.append(play_one(task))
+                bar.update()
+        else:
+            workers = min(jobs, len(tasks))
+            chunk = max(1, len(tasks) // (workers * 16))  # games take milliseconds: batch them
+            with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                for result in pool.imap_unordered(play_one, tasks, chunksize=chunk):
+                    results.append(result)
+                    bar.update()
+    return sorted(results, key=lambda r: (r.deal, r.seating))
+
+
+def csv_header(offices: int) -> list[str]:
+    seats = range(offices)
+    return [
+        "game_seed",
+        "seating",
+        "lineup",
+        "rotation",
+        *(f"seat{s}_bot" for s in seats),
+        *(f"seat{s}_revenue" for s in seats),
+        "winners",
+        *(f"seat{s}_collisions" for s in seats),
+        *(f"seat{s}_revenue_{kind}" for kind, _ in _SOURCES for s in seats),
+        "stages_played",
+        "decisions",
+        *(f"seat{s}_decisions" for s in seats),
+        "wall_seconds",
+        *(f"seat{s}_decision_seconds" for s in seats),
+    ]
+
+
+def write_csv(
+    out: IO[str], tournament: Tournament, seating_list: Sequence[Seating], results: Sequence[GameResult]
+) -> None:
+    """One row per game. ``winners`` lists the winning seats separated by spaces; ``wall_seconds``
+    is the whole game, setup included, and ``seatN_decision_seconds`` that seat's ``choose`` calls."""
+    labels = tournament.labels()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(csv_header(tournament.game.offices))
+    for r in results:
+        seating = seating_list[r.seating]
+        writer.writerow(
+            [
+                r.game_seed,
+                seating.index,
+                seating.lineup,
+                seating.rotation,
+                *(labels[bot] for bot in seating.bots),
+                *r.revenue,
+                " ".join(map(str, r.winners)),
+                *r.collisions,
+                *itertools.chain.from_iterable(r.by_source),
+                r.stages_played,
+                r.decisions,
+                *r.seat_decisions,
+                f"{r.wall_seconds:.6f}",
+                *(f"{seconds:.6f}" for seconds in r.decision_seconds),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class BotSummary:
+    bot: str  # the label: name@version(params)
+    games: int  # games it sat in
+    seat_games: int  # seats it played: twice in one game counts twice
+    deals: int
+    revenue: tuple[float, float, float]  # mean, low, high
+    wins: int
+    win_rate: tuple[float, float, float]  # p, low, high
+    collisions_per_game: float
+    decision_us: float | None  # mean time per decision; None if it never decided
+    rating: Rating
+
+
+def summarize(
+    tournament: Tournament, seating_list: Sequence[Seating], results: Sequence[GameResult]
+) -> list[BotSummary]:
+    """Per bot label, the statistics of the module docstring, best rating first."""
+    labels = tournament.labels()
+    by_deal: dict[str, defaultdict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    games: defaultdict[str, int] = defaultdict(int)
+    wins: defaultdict[str, int] = defaultdict(int)
+    collisions: defaultdict[str, int] = defaultdict(int)
+    decisions: defaultdict[str, int] = defaultdict(int)
+    seconds: defaultdict[str, float] = defaultdict(float)
+    for r in results:
+        seat_labels = [labels[bot] for bot in seating_list[r.seating].bots]
+        for label in set(seat_labels):
+            games[label] += 1
+        for seat, label in enumerate(seat_labels):
+            by_deal[label][r.deal].append(r.revenue[seat])
+            wins[label] += seat in r.winners
+            collisions[label] += r.collisions[seat]
+            decisions[label] += r.seat_decisions[seat]
+            seconds[label] += r.decision_seconds[seat]
+    ratings = rate_games(
+        [
+            (labels[bot], float(revenue))
+            for bot, revenue in zip(seating_list[r.seating].bots, r.revenue, strict=True)
+        ]
+        for r in results
+    )
+    summaries = []
+    for label, deals in by_deal.items():
+        seat_games = sum(map(len, deals.values()))
+        summaries.append(
+            BotSummary(
+                bot=label,
+                games=games[label],
+                seat_games=seat_games,
+                deals=len(deals),
+                revenue=mean_ci([sum(v) / len(v) for v in deals.values()], CONFIDENCE),
+                wins=wins[label],
+                win_rate=wilson(wins[label], seat_games, CONFIDENCE),
+                collisions_per_game=collisions[label] / seat_games,
+                decision_us=1e6 * seconds[label] / decisions[label] if decisions[label] else None,
+                rating=ratings[label],
+            )
+        )
+    return sorted(summaries, key=lambda s: (-s.rating.ordinal, s.bot))
+
+
+def summary_json(
+    tournament: Tournament, seating_list: Sequence[Seating], summaries: Sequence[BotSummary]
+) -> dict[str, Any]:
+    """The config, the seatings and the summary, as plain JSON values (an undefined interval is null)."""
+    labels = tournament.labels()
+
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    return {
+        "config": {
+            "bots": list(tournament.bots),
+            "offices": tournament.game.offices,
+            "days": tournament.game.days,
+            "house_rules": tournament.game.house_rules.to_dict(),
+            "games": tournament.deals,
+            "seed": tournament.seed,
+            "confidence": CONFIDENCE,
+        },
+        "seatings": [
+            {
+                "index": s.index,
+                "lineup": s.lineup,
+                "rotation": s.rotation,
+                "bots": [labels[b] for b in s.bots],
+            }
+            for s in seating_list
+        ],
+        "total_games": tournament.deals * len(seating_list),
+        "summary": [
+            {
+                "bot": s.bot,
+                "games": s.games,
+                "seat_games": s.seat_games,
+                "revenue": {"mean": s.revenue[0], "low": num(s.revenue[1]), "high": num(s.revenue[2])},
+                "deals": s.deals,
+                "wins": s.wins,
+                "win_rate": {"p": s.win_rate[0], "low": s.win_rate[1], "high": s.win_rate[2]},
+                "collisions_per_game": s.collisions_per_game,
+                "decision_us": s.decision_us,
+                "rating": {"mu": s.rating.mu, "sigma": s.rating.sigma, "ordinal": s.rating.ordinal},
+            }
+            for s in summaries
+        ],
+    }
+
+
+def plot(path: str | Path, summaries: Sequence[BotSummary]) -> None:
+    """Two panels per bot: rating mu ± 3 sigma, and mean revenue with its interval."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows = list(reversed(summaries))  # the best on top
+    y = range(len(rows))
+    fig = Figure(figsize=(11, 1.5 + 0.5 * len(rows)), layout="constrained")
+    FigureCanvasAgg(fig)
+    rating, revenue = fig.subplots(1, 2, sharey=True)
+    rating.errorbar(
+        [s.rating.mu for s in rows], y, xerr=[3 * s.rating.sigma for s in rows], fmt="o", capsize=4
+    )
+    rating.set(title="openskill rating: mu ± 3 sigma", yticks=list(y), yticklabels=[s.bot for s in rows])
+    low = [0.0 if math.isnan(s.revenue[1]) else s.revenue[0] - s.revenue[1] for s in rows]
+    high = [0.0 if math.isnan(s.revenue[2]) else s.revenue[2] - s.revenue[0] for s in rows]
+    revenue.errorbar([s.revenue[0] for s in rows], y, xerr=[low, high], fmt="o", capsize=4)
+    revenue.set(title=f"mean revenue, {CONFIDENCE:.0%} interval")
+    for axes in (rating, revenue):
+        axes.grid(axis="x", alpha=0.3)
+    fig.savefig(path, dpi=100)
