@@ -22,6 +22,7 @@ from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Intent, IntentKind, malformed
 from sm_env.core.phases import Next, Phase, Step
 from sm_env.core.registry import BY_CLASS, INTENTS
+from sm_env.core.snapshot import from_snapshot
 from sm_env.core.state import GameState
 
 
@@ -133,3 +134,9 @@ def new_game(config: GameConfig, seed: int, catalogue: Catalogue | None = None) 
     state, first = setup.set_up(config, seed, catalogue or load_catalogue(), ENGINE)
     _run(state, first)
     return state
+
+
+def load_snapshot(snapshot: object, config: GameConfig, catalogue: Catalogue | None = None) -> GameState:
+    """A playable state rebuilt from ``GameState.snapshot()`` data, validated: data that is
+    malformed or breaks an invariant raises ``SnapshotError`` saying why."""
+    return from_snapshot(snapshot, config, ENGINE, catalogue or load_catalogue())

@@ -17,6 +17,10 @@ class ReplayError(StationMasterError):
     """A replay file is malformed, or does not replay."""
 
 
+class SnapshotError(StationMasterError):
+    """A state snapshot is malformed or inconsistent; the message names the place in it."""
+
+
 class IllegalIntent(StationMasterError):
     """An intent the rules forbid. The state is left exactly as it was."""
 

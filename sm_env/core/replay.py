@@ -1,9 +1,11 @@
-"""Replay files: JSON that re-creates a game exactly (C-rng.2).
+"""Replay and position files: JSON that re-creates a game exactly (C-rng.2).
 
 A replay holds the seed, the config, the house rules, every accepted decision in order and
 the hash of the final state. Replaying applies the decisions to a fresh game; ``verify``
-also checks the final hash. A file that is not a valid replay raises ``ReplayError`` with
-a message that says what is wrong, never a bare traceback.
+also checks the final hash. A position holds the config, the house rules, one state's
+snapshot and its hash: loading rebuilds that state (``engine.load_snapshot``) and checks
+the hash. A file that is not a valid replay or position raises ``ReplayError`` (or, for a bad
+snapshot, ``SnapshotError``) with a message that says what is wrong, never a bare traceback.
 """
 
 from __future__ import annotations
@@ -17,16 +19,19 @@ from typing import Any
 
 from sm_env.core.catalogue import Catalogue, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules
-from sm_env.core.engine import new_game
-from sm_env.core.errors import ConfigError, IllegalIntent, ReplayError
+from sm_env.core.engine import load_snapshot, new_game
+from sm_env.core.errors import ConfigError, IllegalIntent, ReplayError, SnapshotError
 from sm_env.core.intents import Intent, intent_from_json, intent_to_json
 from sm_env.core.state import GameState
 from sm_env.core.text import describe
 
 FORMAT = "station-master-replay"
 VERSION = 1
+POSITION_FORMAT = "station-master-position"
+POSITION_VERSION = 1
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _KEYS = ("format", "version", "seed", "config", "house_rules", "decisions", "final_hash")
+_POSITION_KEYS = ("format", "version", "config", "house_rules", "state", "hash")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,29 +79,11 @@ class Replay:
 
 def parse_replay(data: object, catalogue: Catalogue | None = None, source: str = "replay") -> Replay:
     cat = catalogue or load_catalogue()
-    if not isinstance(data, dict):
-        raise ReplayError(f"{source}: a replay must be a JSON object, got {type(data).__name__}")
-    if data.get("format") != FORMAT:
-        raise ReplayError(
-            f"{source}: not a Station Master replay (format must be {FORMAT!r}, got {data.get('format')!r})"
-        )
-    if data.get("version") != VERSION:
-        raise ReplayError(
-            f"{source}: unsupported replay version {data.get('version')!r} (this build reads {VERSION})"
-        )
-    missing = [k for k in _KEYS if k not in data]
-    unknown = sorted(set(data) - set(_KEYS))
-    if missing:
-        raise ReplayError(f"{source}: missing key(s): {', '.join(missing)}")
-    if unknown:
-        raise ReplayError(f"{source}: unknown key(s): {', '.join(unknown)}")
+    data = _checked_header(data, source, "replay", FORMAT, VERSION, _KEYS)
     seed = data["seed"]
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 0xFFFFFFFF:
         raise ReplayError(f"{source}: seed must be an integer in 0..4294967295, got {seed!r}")
-    try:
-        config = GameConfig.from_dict(data["config"], HouseRules.from_dict(data["house_rules"]))
-    except ConfigError as err:
-        raise ReplayError(f"{source}: {err}") from None
+    config = _config(data, source)
     decisions = data["decisions"]
     if not isinstance(decisions, list):
         raise ReplayError(f"{source}: decisions must be a list, got {type(decisions).__name__}")
@@ -113,6 +100,79 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
 
 
 def load_replay(path: str | os.PathLike[str], catalogue: Catalogue | None = None) -> Replay:
+    return parse_replay(_read_json(path), catalogue, str(path))
+
+
+def position_to_json(state: GameState) -> dict[str, Any]:
+    return {
+        "format": POSITION_FORMAT,
+        "version": POSITION_VERSION,
+        "config": state.config.to_dict(),
+        "house_rules": state.config.house_rules.to_dict(),
+        "state": state.snapshot(),
+        "hash": state.state_hash(),
+    }
+
+
+def save_position(state: GameState, path: str | os.PathLike[str]) -> None:
+    """Write one state as a position file, to be rebuilt by ``load_position``."""
+    Path(path).write_text(json.dumps(position_to_json(state), indent=1) + "\n", encoding="utf-8")
+
+
+def parse_position(data: object, catalogue: Catalogue | None = None, source: str = "position") -> GameState:
+    """The state a position holds, validated; its hash must be the one recorded."""
+    data = _checked_header(data, source, "position", POSITION_FORMAT, POSITION_VERSION, _POSITION_KEYS)
+    config = _config(data, source)
+    recorded = data["hash"]
+    if not isinstance(recorded, str) or not _HEX64.fullmatch(recorded):
+        raise ReplayError(f"{source}: hash must be a 64-character hex string, got {recorded!r}")
+    try:
+        state = load_snapshot(data["state"], config, catalogue)
+    except SnapshotError as err:
+        raise SnapshotError(f"{source}: {err}") from None
+    actual = state.state_hash()
+    if actual != recorded:
+        raise ReplayError(
+            f"{source}: position hash mismatch: the file records {recorded}, the state gives {actual}"
+        )
+    return state
+
+
+def load_position(path: str | os.PathLike[str], catalogue: Catalogue | None = None) -> GameState:
+    return parse_position(_read_json(path), catalogue, str(path))
+
+
+def _checked_header(
+    data: object, source: str, what: str, fmt: str, version: int, keys: tuple[str, ...]
+) -> dict[str, Any]:
+    """A JSON object of the given format and version with exactly ``keys``."""
+    if not isinstance(data, dict):
+        raise ReplayError(f"{source}: a {what} must be a JSON object, got {type(data).__name__}")
+    if data.get("format") != fmt:
+        raise ReplayError(
+            f"{source}: not a Station Master {what} (format must be {fmt!r}, got {data.get('format')!r})"
+        )
+    if data.get("version") != version:
+        raise ReplayError(
+            f"{source}: unsupported {what} version {data.get('version')!r} (this build reads {version})"
+        )
+    missing = [k for k in keys if k not in data]
+    unknown = sorted(set(data) - set(keys))
+    if missing:
+        raise ReplayError(f"{source}: missing key(s): {', '.join(missing)}")
+    if unknown:
+        raise ReplayError(f"{source}: unknown key(s): {', '.join(unknown)}")
+    return data
+
+
+def _config(data: dict[str, Any], source: str) -> GameConfig:
+    try:
+        return GameConfig.from_dict(data["config"], HouseRules.from_dict(data["house_rules"]))
+    except ConfigError as err:
+        raise ReplayError(f"{source}: {err}") from None
+
+
+def _read_json(path: str | os.PathLike[str]) -> object:
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -128,4 +188,4 @@ def load_replay(path: str | os.PathLike[str], catalogue: Catalogue | None = None
         ) from None
     except (ValueError, RecursionError) as err:  # e.g. a 5000-digit number, or nesting too deep
         raise ReplayError(f"{source}: not a usable JSON document: {err}") from None
-    return parse_replay(data, catalogue, source)
+    return data
