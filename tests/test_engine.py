@@ -38,6 +38,41 @@ def test_r5_1_every_phase_and_step_is_in_the_engine_tables() -> None:
     assert engine.PHASES[Phase.GAME_OVER].kinds == frozenset()
 
 
+def test_r5_1_each_phase_is_begun_only_as_the_phase_table_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Watch every automatic step: a phase entered by an intent with no step run was begun by
+    that intent's kind, else by the last step run; either must be in its ``begun_by``. (An
+    intent that keeps its phase, such as a Move or a discard, begins nothing.)"""
+    last: list[Step] = []
+
+    def watched(step: Step) -> object:
+        run = engine.STEPS[step]
+
+        def step_and_note(state: object) -> object:
+            last.append(step)
+            return run(state)  # type: ignore[arg-type]
+
+        return step_and_note
+
+    monkeypatch.setattr(engine, "STEPS", {step: watched(step) for step in engine.STEPS})
+    entered: set[Phase] = set()
+    for seed in range(40):
+        state = new_state(2 + seed % 4, seed, days=3, emergency_toolbox=True)
+        if entered == set(Phase):
+            break
+        rng = Rng(seed)
+        while not state.is_terminal():
+            legal = state.legal_intents()
+            intent = legal[rng.below(len(legal))]
+            before, steps = state.phase, len(last)
+            state.apply(intent)
+            if len(last) == steps and state.phase is before:
+                continue
+            begun_by = last[-1] if len(last) > steps else intent.kind
+            assert begun_by in engine.PHASES[state.phase].begun_by, (begun_by, state.phase)
+            entered.add(state.phase)
+    assert entered == set(Phase)
+
+
 def test_r5_0_1_the_action_table_is_built_from_the_registry() -> None:
     """Every action of a block with a constructor maps to an intent and back; the blocks come
     in the registry's order."""

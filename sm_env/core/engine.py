@@ -30,7 +30,7 @@ from sm_env.core.state import GameState
 class PhaseRules:
     legal: Callable[[GameState], list[Intent]]
     kinds: frozenset[IntentKind]  # its decisions; the registry gives each one's handler
-    begun_by: tuple[Step | IntentKind, ...]  # the steps or decisions that lead into it
+    begun_by: tuple[Step | IntentKind, ...]  # the steps or decisions that lead into it (checked)
 
 
 def _kinds(phase: Phase) -> frozenset[IntentKind]:
@@ -43,9 +43,7 @@ def _nothing(state: GameState) -> list[Intent]:
 
 PHASES: dict[Phase, PhaseRules] = {
     Phase.LOCAL_OPS: PhaseRules(local_ops.legal_choices, _kinds(Phase.LOCAL_OPS), (Step.LOCAL_TURN,)),
-    Phase.SWITCHING: PhaseRules(
-        local_ops.legal_moves, _kinds(Phase.SWITCHING), (IntentKind.CHOOSE_SWITCH, IntentKind.MOVE_TRAY)
-    ),
+    Phase.SWITCHING: PhaseRules(local_ops.legal_moves, _kinds(Phase.SWITCHING), (IntentKind.CHOOSE_SWITCH,)),
     Phase.CARD_PLAY: PhaseRules(
         card_play.legal_card_play,
         _kinds(Phase.CARD_PLAY),

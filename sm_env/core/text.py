@@ -149,7 +149,7 @@ def event_text(event: Event, state: GameState) -> str:
     """The line an event reads as (the demo's log)."""
     fields = event.fields
     if event.kind == "setup":
-        return chain_text(state)
+        return chain_text(state.catalogue, fields["mainline"], fields["seat_of_office"])
     if event.kind == "move":
         dropped = f", leaving {fields['left']} car(s)" if fields["left"] else ""
         return (
@@ -168,14 +168,13 @@ def event_text(event: Event, state: GameState) -> str:
     return _Formatter(state.catalogue).format(_EVENT_TEXT[_template(event)], **extra, **fields)
 
 
-def chain_text(state: GameState) -> str:
+def chain_text(catalogue: Catalogue, mainline: Sequence[int], seat_of_office: Sequence[int]) -> str:
     """The Division west to east (R4.3): WDP, Mainline, office, ..., Mainline, EDP."""
-    cat = state.catalogue
     parts = ["West Division Point"]
-    for office in range(state.n):
-        parts.append(f"[{cat.cards[state.mainline[office]].regions}-region Mainline]")
-        parts.append(f"office {office} (seat {state.seat_of_office[office]})")
-    parts.append(f"[{cat.cards[state.mainline[state.n]].regions}-region Mainline]")
+    for office, seat in enumerate(seat_of_office):
+        parts.append(f"[{catalogue.cards[mainline[office]].regions}-region Mainline]")
+        parts.append(f"office {office} (seat {seat})")
+    parts.append(f"[{catalogue.cards[mainline[-1]].regions}-region Mainline]")
     parts.append("East Division Point")
     return " - ".join(parts)
 
