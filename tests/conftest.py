@@ -4,7 +4,9 @@ Tests import the helpers directly (``from conftest import new_state, ...``). The
 edit a state by hand (``move_card``, ``set_office``, ``place_facility``, ...) keep every card and
 car in exactly one place, so ``assert_invariants`` still holds afterwards; a test that wants a
 situation the first issue cannot reach by play (a full box, a car on a MEN|AT|WORK slot, a
-Crew Tray in a station) builds it with them.
+Crew Tray in a station) builds it with them. Tests build scenarios only through these
+builders (``stand_cars``, ``set_consist``, ``fill_boxes``, ``build_station``, ...), never by
+writing the state's fields, so they do not depend on its inner layout.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 import re
 from bisect import insort
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
 import pytest
@@ -28,12 +30,12 @@ from sm_env.core.catalogue import CardKind, Catalogue, Deck, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent
-from sm_env.core.intents import DrawHomeOffice, Intent, Pass
+from sm_env.core.intents import Cell, DrawHomeOffice, Intent, Pass
 from sm_env.core.phases import SEAT_TURN_PHASES, Phase
-from sm_env.core.pieces import Boxes, Tray
+from sm_env.core.pieces import Boxes, Station, Tray
 from sm_env.core.revenue import earn
 from sm_env.core.state import GameState
-from sm_env.core.trains import free_tray
+from sm_env.core.trains import free_tray, spec_of
 
 CAT: Catalogue = load_catalogue()
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()
@@ -222,14 +224,22 @@ def hand_bound(state: GameState, seat: int) -> int:
     return start
 
 
+def assert_conserved(state: GameState) -> None:
+    """Every car (C-stock.1) and every card in exactly one place, the yards' bookkeeping
+    consistent: the part of ``assert_invariants`` that any hand-built situation keeps."""
+    cat = state.catalogue
+    assert car_counts(state) == list(cat.car_supply())
+    assert all(count >= 0 for count in state.division + state.classification)
+    assert state.division_total == sum(state.division)
+    assert card_counts(state) == expected_card_counts(cat)
+
+
 def assert_invariants(state: GameState) -> None:
     """Everything that must hold between any two decisions."""
     n = state.n
     cat = state.catalogue
-    # C-stock.1: every car in exactly one place; yard bookkeeping consistent.
-    assert car_counts(state) == list(cat.car_supply())
-    assert all(count >= 0 for count in state.division + state.classification)
-    assert state.division_total == sum(state.division)
+    # C-stock.1: every car and every card in exactly one place; yard bookkeeping consistent.
+    assert_conserved(state)
     # R9.3.4: only cars in trains and on station cards may be flipped.
     assert not any(is_flipped(code) for st in state.stations for b in st.boxes.values() for code in b.cars())
     # R2.4.7: a seat's revenue is the sum of its ledger entries.
@@ -237,8 +247,6 @@ def assert_invariants(state: GameState) -> None:
     for entry in state.ledger:
         ledger[entry.seat] += entry.amount
     assert ledger == list(state.revenue())
-    # Every card in exactly one place.
-    assert card_counts(state) == expected_card_counts(cat)
     # Hands: sorted (order carries no meaning) and within the limit (R6.2.4, D-play.2, RB.4).
     for seat, hand in enumerate(state.hands):
         assert hand == sorted(hand)
@@ -479,6 +487,7 @@ def _fill(
     if work is not None:
         work = list(work)
         assert len(work) == 3
+        assert all(code == EMPTY for code in boxes.work), "the MEN|AT|WORK slots already hold loads"
         take_cars(state, [code for code in work if code != EMPTY])
         boxes.work = work
         spec = CAT.cards[card].facility
@@ -547,6 +556,17 @@ def schedule_by_hand(state: GameState, card: int, slot: int | None = None) -> in
 
 
 @scenario_edit
+def hold_by_hand(state: GameState, card: int, slot: int | None = None) -> int:
+    """Timetabled train ``card`` due earlier but held for want of a Crew Tray (R7.1): on the turn
+    chart (``schedule_by_hand``) and among the held trains, by number; returns its slot."""
+    assert card not in state.held and all(t.train != card for t in state.trays)
+    slot = schedule_by_hand(state, card, slot)
+    state.held.append(card)
+    state.held.sort(key=lambda held: spec_of(CAT, held).number)
+    return slot
+
+
+@scenario_edit
 def make_train(state: GameState, index: int, train_id: str | None = None, direction: int = 1) -> Tray:
     """Turn free tray ``index`` into a train, a bare engine placed nowhere yet (the caller
     sets where it stands): timetabled train ``train_id`` (by default the first not running),
@@ -577,8 +597,18 @@ def make_train(state: GameState, index: int, train_id: str | None = None, direct
 def lay_by_hand(
     state: GameState, office: int, cell: tuple[int, int], card_id: str, rotated: bool = False
 ) -> None:
-    """Put a track card from the decks on a free cell of ``office``'s station, by hand."""
+    """Put a track card from the decks on a free cell of ``office``'s station, by hand; laid on
+    a Limits card of the Running Track it takes that cell and the Limits move outward (D-grid.7)."""
     station = state.stations[office]
+    if cell[0] == 0 and cell in station.grid:
+        limits = station.grid[cell]
+        assert CAT.cards[limits[0]].kind is CardKind.LIMITS, f"{cell} holds no Limits card"
+        assert not station.cars.get(cell) and not any(
+            t.office == office and t.cell == cell for t in state.trays
+        )
+        outward = (0, cell[1] + (1 if cell[1] > 0 else -1))
+        assert outward not in station.grid
+        station.grid[outward] = station.grid.pop(cell)
     assert cell not in station.grid
     card = cid(card_id)
     move_card(state, card)
@@ -587,11 +617,20 @@ def lay_by_hand(
 
 @scenario_edit
 def put_train_on_line(
-    state: GameState, line: int, region: int, train_id: str | None = None, direction: int = 1
+    state: GameState,
+    line: int,
+    region: int,
+    train_id: str | None = None,
+    direction: int = 1,
+    cleared_by: int | None = None,
 ) -> Tray:
-    """A train (``make_train`` on the first free tray) on ``region`` of Mainline card ``line``."""
+    """A train (``make_train`` on the first free tray) on ``region`` of Mainline card ``line``,
+    cleared by seat ``cleared_by`` at its highball (by default the Superintendent now, R10.1)."""
     tray = make_train(state, free_tray(state), train_id, direction)
     tray.line, tray.region = line, region
+    if cleared_by is not None:
+        assert 0 <= cleared_by < state.n
+        tray.cleared_by = cleared_by
     return tray
 
 
@@ -628,6 +667,117 @@ def put_tray_in_station(
     tray.cell = cell
     tray.split = 0
     return tray
+
+
+def _return_cars(state: GameState, codes: Iterable[int]) -> None:
+    """Cars (not the engine) back to the Division Yard, right side up: ``take_cars`` undone."""
+    for code in codes:
+        if code != ENGINE:
+            state.division[unflipped(code)] += 1
+            state.division_total += 1
+
+
+@scenario_edit
+def stand_cars(state: GameState, office: int, cell: Cell, codes: Iterable[int]) -> tuple[int, ...]:
+    """Cars from the Division Yard standing on ``cell`` of ``office``'s station, west to east, in
+    place of any there (those go back to the Division Yard); a ``FLIPPED`` code stands flipped,
+    as if loaded on this visit (D-grid.8, R9.3.4). No codes: nothing stands there."""
+    station = state.stations[office]
+    assert cell in station.grid, f"no card at {cell} for cars to stand on"
+    cars = tuple(codes)
+    assert ENGINE not in cars
+    _return_cars(state, station.cars.pop(cell, ()))
+    take_cars(state, [unflipped(code) for code in cars])
+    if cars:
+        station.cars[cell] = cars
+    assert all(t.split <= len(cars) for t in state.trays if t.office == office and t.cell == cell)
+    return cars
+
+
+@scenario_edit
+def set_consist(
+    state: GameState,
+    tray: Tray,
+    codes_with_engine: Iterable[int],
+    *,
+    split: int | None = None,
+    facing: int | None = None,
+) -> Tray:
+    """A train's consist, west to east, from Division-Yard cars (``ENGINE`` marks the engine, a
+    ``FLIPPED`` code rides flipped; R2.2.3, C-trays.3, R9.3.4); its old cars go back to the
+    Division Yard. ``split``: how many of the cars standing on its card are west of it
+    (D-grid.11); ``facing``: +1 if the engine faces east, -1 west."""
+    assert tray.train != EMPTY, "a free tray has no consist: make_train first"
+    consist = tuple(codes_with_engine)
+    assert consist.count(ENGINE) == 1, consist
+    _return_cars(state, tray.consist)
+    tray.consist = ()
+    take_cars(state, [unflipped(code) for code in consist if code != ENGINE])
+    tray.consist = consist
+    if split is not None:
+        assert tray.cell is not None, "only a train in a station shares its card with cars"
+        assert 0 <= split <= len(state.stations[tray.office].cars.get(tray.cell, ()))
+        tray.split = split
+    if facing is not None:
+        assert facing in (1, -1)
+        tray.facing = facing
+    return tray
+
+
+@scenario_edit
+def fill_boxes(
+    state: GameState,
+    office: int,
+    cell: Cell,
+    outbound: Iterable[int] = (),
+    inbound: Iterable[int] = (),
+    work: Iterable[int] | None = None,
+) -> Boxes:
+    """Cars from the Division Yard added to the green and red boxes of the facility at ``cell``
+    of ``office``'s station and, with ``work``, on its empty MEN|AT|WORK slots (EMPTY for no
+    load) (R2.5.4, R2.5.5, R9.1.7). Returns the boxes."""
+    station = state.stations[office]
+    boxes = station.boxes[cell]
+    _fill(boxes, state, station.grid[cell][0], outbound, inbound, work)
+    return boxes
+
+
+@scenario_edit
+def place_modifier(state: GameState, office: int, cell: Cell, card_id: str, facility: Cell) -> None:
+    """A Modifier card from the decks on a free cell of ``office``'s station, serving the
+    facility at ``facility`` (R9.0.3), by hand."""
+    assert CAT.card(card_id).kind is CardKind.MODIFIER, f"{card_id} is not a Modifier"
+    assert facility in state.stations[office].boxes, f"no facility at {facility}"
+    lay_by_hand(state, office, cell, card_id)
+    state.stations[office].modifiers[cell] = facility
+
+
+@scenario_edit
+def build_station(state: GameState, office: int, cards: Mapping[Cell, tuple[str, bool]]) -> Station:
+    """``office``'s station laid out exactly as ``cards`` (cell -> (card id, rotated), D-grid.1),
+    whatever the placement rules say: the cards come from the decks (or the set-aside cards),
+    the ones they replace go back (setup cards set aside, R4.1; the rest under the Home Office),
+    and every facility card (an office above a Whistle Post too) gets empty boxes (D-grid.6).
+    Nothing may stand in the station yet. Returns the station."""
+    station = state.stations[office]
+    assert not station.cars and not any(boxes.cars() for boxes in station.boxes.values())
+    assert not any(t.office == office for t in state.trays), "move the trains out first"
+    for card, _rotated in station.grid.values():
+        if CAT.cards[card].deck is Deck.SETUP:
+            insort(state.set_aside, card)
+        else:
+            state.home_office.insert(0, card)
+    station.grid.clear()
+    station.boxes.clear()
+    station.modifiers.clear()
+    for cell, (card_id, rotated) in cards.items():
+        card = cid(card_id)
+        assert CAT.cards[card].kind is not CardKind.MODIFIER, "a Modifier goes in with place_modifier"
+        move_card(state, card, from_set_aside=True)
+        station.grid[cell] = (card, rotated)
+        if CAT.cards[card].facility is not None:
+            station.boxes[cell] = Boxes()
+    return station
 
 
 # --------------------------------------------------------------------------- fixtures

@@ -22,16 +22,19 @@ from conftest import (
     assert_invariants,
     car_counts,
     expect_illegal,
+    fill_boxes,
     lay_by_hand,
     move_division_to_classification,
     new_state,
     pass_local_ops,
     place_facility,
+    place_modifier,
     put_train_at_office,
     put_train_on_line,
     put_tray_in_station,
+    set_consist,
     set_office,
-    take_cars,
+    stand_cars,
 )
 
 from sm_env.core import cargo, mainline
@@ -97,10 +100,7 @@ def index_of(state: GameState, tray: object) -> int:
 def holding_train(state: GameState, office: int, cars: Iterable[int]) -> int:
     """No. 9 Coal Drag on an A/D track of ``office``, carrying ``cars`` (coaches among them):
     out of order, it holds in the Mainline Phase (R8.1.2). Returns its tray."""
-    tray = put_train_at_office(state, office, "train-9")
-    cars = tuple(cars)
-    take_cars(state, [code & ~FLIPPED for code in cars])
-    tray.consist = (ENGINE, *cars)
+    tray = set_consist(state, put_train_at_office(state, office, "train-9"), (ENGINE, *cars))
     assert mainline.makeup_problem(state, tray) is not None
     return index_of(state, tray)
 
@@ -108,16 +108,12 @@ def holding_train(state: GameState, office: int, cars: Iterable[int]) -> int:
 def stand(state: GameState, seat: int, cell: Cell, cars: Iterable[int]) -> None:
     """Cars from the Division Yard standing on ``cell`` of the seat's station, west to east
     (a ``FLIPPED`` code stands flipped, as if loaded on this visit)."""
-    cars = tuple(cars)
-    take_cars(state, [code & ~FLIPPED for code in cars])
-    if cars:
-        station_of(state, seat).cars[cell] = cars
+    stand_cars(state, state.office_of_seat[seat], cell, cars)
 
 
 def attach(state: GameState, seat: int, cell: Cell, card_id: str, facility: Cell) -> None:
     """A Modifier laid on ``cell`` serving the facility at ``facility`` (R9.0.3), by hand."""
-    lay_by_hand(state, state.office_of_seat[seat], cell, card_id)
-    station_of(state, seat).modifiers[cell] = facility
+    place_modifier(state, state.office_of_seat[seat], cell, card_id, facility)
 
 
 def to_cargo(state: GameState, seat: int | None = None) -> None:
@@ -150,9 +146,7 @@ def siding(state: GameState, seat: int, card_id: str = "freight-house") -> tuple
 
     Returns (the turnout on the siding, the facility's cell)."""
     office = state.office_of_seat[seat]
-    station = state.stations[office]
-    station.grid[(0, -2)] = station.grid.pop((0, -1))  # the west Limits moves outward (D-grid.7)
-    lay_by_hand(state, office, (0, -1), "turnout-right")
+    lay_by_hand(state, office, (0, -1), "turnout-right")  # the west Limits moves outward (D-grid.7)
     lay_by_hand(state, office, (1, 0), "turnout-right", rotated=True)
     place_facility(state, seat, (1, 1), card_id)
     return (1, 0), (1, 1)
@@ -255,7 +249,7 @@ def _tray_off_the_office(board: bool) -> Callable[[], tuple[GameState, Intent]]:
         set_office(state, seat, "depot", outbound=[LOADED_COACH])
         holding_train(state, office, [EMPTY_COACH])
         away = put_tray_in_station(state, seat, (0, 1))  # on the east Limits, not an A/D track
-        away.consist = (ENGINE, *take_cars(state, [LOADED_COACH, EMPTY_COACH]))
+        set_consist(state, away, (ENGINE, LOADED_COACH, EMPTY_COACH))
         to_cargo(state, seat)
         tray = index_of(state, away)
         return state, Board(seat, tray) if board else Detrain(seat, tray)
@@ -590,7 +584,7 @@ def test_r9_3_3_the_industry_track_is_locked_while_loads_are_worked() -> None:
     explicit one refused); once the load is in the car the Move is back and couples it."""
     state, seat, _ = game()
     turnout, facility = siding(state, seat)
-    boxes_at(state, seat, facility).outbound.extend(take_cars(state, [LOADED_BOXCAR]))
+    fill_boxes(state, state.office_of_seat[seat], facility, outbound=[LOADED_BOXCAR])
     stand(state, seat, facility, [EMPTY_BOXCAR])
     tray = index_of(state, put_tray_in_station(state, seat, turnout))
     into = MoveTray(seat, tray, (turnout, facility), (0, 0), 0)
@@ -630,8 +624,8 @@ def test_d_grid_8_no_more_than_four_cars_on_an_industry_track() -> None:
     turnout, facility = siding(state, seat)
     stand(state, seat, facility, [EMPTY_BOXCAR, EMPTY_HOPPER, EMPTY_TANK])
     tray = put_tray_in_station(state, seat, facility)
-    tray.split = 0  # the three cars stand east of the tray, at the end of the stub
-    tray.consist = (ENGINE, *take_cars(state, [EMPTY_BOXCAR, LOADED_HOPPER]))
+    # the three cars stand east of the tray, at the end of the stub
+    set_consist(state, tray, (ENGINE, EMPTY_BOXCAR, LOADED_HOPPER), split=0)
     index = index_of(state, tray)
     assert_invariants(state)
     state.apply(ChooseSwitch(seat))
@@ -816,10 +810,11 @@ def test_r9_3_4_a_boarded_coach_is_turned_right_side_up_when_its_train_highballs
     state, seat, office = game()
     set_office(state, seat, "depot", outbound=[LOADED_COACH])
     limited = put_train_at_office(state, office, "train-2")  # eastbound coaches
-    limited.consist = (*take_cars(state, [EMPTY_COACH]), ENGINE)
+    set_consist(state, limited, (EMPTY_COACH, ENGINE))
     assert mainline.makeup_problem(state, limited) is None
     put_train_on_line(state, office + 1, 0, "train-4")  # a following train ahead of it
     tray = index_of(state, limited)
+    assert_invariants(state)
 
     pass_local_ops(state)
     assert state.phase is Phase.CLEARANCE
@@ -872,9 +867,9 @@ def test_r6_3_3_unjamming_the_last_load_unlocks_the_industry_track() -> None:
     again."""
     state, seat, _ = game()
     turnout, facility = siding(state, seat)
-    boxes = boxes_at(state, seat, facility)
-    boxes.work = [NO_LOAD, *take_cars(state, [LOADED_BOXCAR]), NO_LOAD]
+    boxes = fill_boxes(state, state.office_of_seat[seat], facility, work=[NO_LOAD, LOADED_BOXCAR, NO_LOAD])
     tray = index_of(state, put_tray_in_station(state, seat, turnout))
+    assert_invariants(state)
     assert not [m for m in list_moves(state, seat, tray) if facility in m.path]
     state.apply(Unjam(seat, facility, Area.AT, LOADED_BOXCAR))
     assert boxes.work == [NO_LOAD] * 3

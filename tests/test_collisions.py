@@ -21,8 +21,9 @@ from conftest import (
     put_train_on_line,
     put_tray_in_station,
     schedule_by_hand,
+    set_consist,
     set_office,
-    take_cars,
+    stand_cars,
 )
 
 from sm_env.core import grid, trains
@@ -68,8 +69,8 @@ def test_r8_2_3_cars_inside_the_limits_wreck_an_arriving_train(
 ) -> None:
     state = new_state(3, 4)
     tray = arriving(state, 1, train_id)
-    cars = tuple(take_cars(state, [COACH_L, CABOOSE_CODE]))
-    state.stations[1].cars[limits] = cars
+    stand_cars(state, 1, limits, [COACH_L, CABOOSE_CODE])
+    assert_invariants(state)
     classification, division, before = state.classification[:], state.division[:], state.revenue()
     pass_local_ops(state)
     assert tray.train == EMPTY  # D-collision.2: the train is removed, its tray freed
@@ -84,7 +85,8 @@ def test_r8_2_3_cars_inside_the_limits_wreck_an_arriving_train(
 def test_r8_2_3_cars_behind_the_office_do_not_matter() -> None:
     state = new_state(3, 4)
     tray = arriving(state, 1, "train-2")  # eastbound: enters by the west Limits
-    state.stations[1].cars[(0, 1)] = tuple(take_cars(state, [COACH_L]))
+    stand_cars(state, 1, (0, 1), [COACH_L])
+    assert_invariants(state)
     before = state.revenue()
     pass_local_ops(state)
     assert tray.office == 1 and state.revenue() == before
@@ -152,8 +154,9 @@ def test_r2_1_11_a_meet_at_a_station_with_two_a_d_tracks() -> None:
 def test_r8_2_4_cars_between_the_office_and_the_limits_wreck_a_departing_train() -> None:
     state = new_state(3, 4)
     tray = put_train_at_office(state, 1, "train-2")
-    state.stations[1].cars[(0, 1)] = tuple(take_cars(state, [BOXCAR_E, BOXCAR_E]))
-    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))  # behind it: no matter
+    stand_cars(state, 1, (0, 1), [BOXCAR_E, BOXCAR_E])
+    stand_cars(state, 1, (0, -1), [COACH_L])  # behind it: no matter
+    assert_invariants(state)
     before = state.revenue()
     pass_local_ops(state)
     assert tray.train == EMPTY and (0, 1) not in state.stations[1].cars
@@ -171,9 +174,10 @@ def test_d_collision_2_only_the_group_met_first_is_struck() -> None:
         move_card(state, cid("straight"))
         grid.place(state, cid("straight"), (0, 1), False, 1)  # the Limits move out (D-grid.7)
         standing = put_tray_in_station(state, state.seat_of_office[1], (0, 1), train_id="train-8")
-        state.stations[1].cars[(0, 1)] = tuple(take_cars(state, [COACH_L]))
-        standing.split = split
+        stand_cars(state, 1, (0, 1), [COACH_L])
+        set_consist(state, standing, (ENGINE,), split=split)
         tray = put_train_at_office(state, 1, "train-2")
+        assert_invariants(state)
         pass_local_ops(state)
         assert tray.train == EMPTY
         assert (standing.train == EMPTY) is struck_train
@@ -187,10 +191,11 @@ def test_d_collision_2_only_the_group_met_first_is_struck() -> None:
 def test_r10_1_opposing_trains_meeting_on_a_mainline_card() -> None:
     """The Superintendent who cleared the moving train pays, even after the Fedora moved."""
     state = new_state(3, 4)
-    east = put_train_on_line(state, 1, 0, "train-2")
-    west = put_train_on_line(state, 1, 1, "train-3")
     cleared_by = (state.fedora + 1) % 3
-    east.cleared_by = cleared_by  # No. 2 moves first, into No. 3's region
+    # No. 2 moves first, into No. 3's region
+    east = put_train_on_line(state, 1, 0, "train-2", cleared_by=cleared_by)
+    west = put_train_on_line(state, 1, 1, "train-3")
+    assert_invariants(state)
     before = state.revenue()
     pass_local_ops(state)
     assert east.train == EMPTY and west.train == EMPTY
@@ -231,10 +236,10 @@ def test_d_mainline_3_a_division_point_holds_any_number_of_trains() -> None:
 
 def test_d_collision_2_what_leaves_play() -> None:
     state = new_state(3, 4)
-    extra = arriving(state, 1, "extra-9", direction=1)
-    extra.consist = (*take_cars(state, [CABOOSE_CODE, BOXCAR_E]), ENGINE)
+    extra = set_consist(state, arriving(state, 1, "extra-9", direction=1), (CABOOSE_CODE, BOXCAR_E, ENGINE))
     holding = put_train_at_office(state, 1, "train-10")  # junior: still there when X9 arrives
-    holding.consist = (*take_cars(state, [COACH_L]), ENGINE)
+    set_consist(state, holding, (COACH_L, ENGINE))
+    assert_invariants(state)
     classification, division = state.classification[:], state.division[:]
     pass_local_ops(state)
     assert extra.train == EMPTY and holding.train == EMPTY
@@ -249,7 +254,8 @@ def test_d_collision_2_what_leaves_play() -> None:
 def test_r10_3_a_wrecked_timetabled_train_runs_again_the_next_day() -> None:
     state = new_state(1, 4, days=2)
     schedule_by_hand(state, cid("train-2"), 0)
-    state.stations[0].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))  # a trap inside the Limits
+    stand_cars(state, 0, (0, -1), [COACH_L])  # a trap inside the Limits
+    assert_invariants(state)
     while state.day == 0:
         finish_stage(state)
     assert any("COLLISION" in event_text(e, state) for e in state.events)
@@ -267,7 +273,8 @@ def test_d_redflag_1_the_seat_to_pay_is_asked() -> None:
     seat = state.seat_of_office[1]
     give_red_flag(state, seat)
     arriving(state, 1, "train-2")
-    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    stand_cars(state, 1, (0, -1), [COACH_L])
+    assert_invariants(state)
     pass_local_ops(state)
     assert state.phase is Phase.RED_FLAG and state.current_player() == seat
     assert state.legal_intents() == [RedFlag(seat, True), RedFlag(seat, False)]
@@ -281,7 +288,8 @@ def test_d_redflag_1_playing_it_stops_the_train_short() -> None:
     give_red_flag(state, seat)
     tray = arriving(state, 1, "train-2")
     where = (tray.line, tray.region)
-    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    stand_cars(state, 1, (0, -1), [COACH_L])
+    assert_invariants(state)
     before = state.revenue()
     pass_local_ops(state)
     state.apply(RedFlag(seat, True))
@@ -298,7 +306,8 @@ def test_d_redflag_1_declining_it_lets_the_collision_happen() -> None:
     seat = state.seat_of_office[1]
     give_red_flag(state, seat)
     tray = arriving(state, 1, "train-2")
-    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    stand_cars(state, 1, (0, -1), [COACH_L])
+    assert_invariants(state)
     before = state.revenue()
     pass_local_ops(state)
     state.apply(RedFlag(seat, False))
@@ -323,6 +332,7 @@ def test_d_redflag_1_the_superintendent_may_flag_a_mainline_collision() -> None:
 def test_d_redflag_1_no_flag_in_hand_no_question() -> None:
     state = new_state(3, 4)
     arriving(state, 1, "train-2")
-    state.stations[1].cars[(0, -1)] = tuple(take_cars(state, [COACH_L]))
+    stand_cars(state, 1, (0, -1), [COACH_L])
+    assert_invariants(state)
     pass_local_ops(state)
     assert state.phase is Phase.LOCAL_OPS  # the collision was resolved at once

@@ -23,8 +23,9 @@ from conftest import (
     place_facility,
     play_random,
     put_tray_in_station,
+    set_consist,
     set_office,
-    take_cars,
+    stand_cars,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -477,22 +478,26 @@ def decorate(state: GameState, pick: Picker, plan: str) -> None:
         and not any(t.office == office for t in state.trays)
     ):
         tray = put_tray_in_station(state, seat, index=spare)
-        cars = take_cars(state, pick.cars(state, [2, 3, 4, 5, 11], 3, "consist"))
+        cars = pick.cars(state, [2, 3, 4, 5, 11], 3, "consist")
         cut = pick.integer(0, len(cars), "engine position")
-        tray.consist = tuple(cars[:cut]) + (ENGINE,) + tuple(cars[cut:])
-        standing = take_cars(state, pick.cars(state, [0, 1, 6, 7], 3, "standing"))
+        set_consist(state, tray, (*cars[:cut], ENGINE, *cars[cut:]))
+        standing = pick.cars(state, [0, 1, 6, 7], 3, "standing")
         if standing:
-            station.cars[(0, pick.one([-1, 1], "limits side"))] = tuple(standing)
+            stand_cars(state, office, (0, pick.one([-1, 1], "limits side")), standing)
         if plan == "cargo":
-            coaches = take_cars(state, pick.cars(state, [EMPTY_COACH, LOADED_COACH], 3, "coaches"))
-            tray.consist = (ENGINE, *(c | FLIPPED if pick.one([False, True], "flip") else c for c in coaches))
+            coaches = pick.cars(state, [EMPTY_COACH, LOADED_COACH], 3, "coaches")
+            set_consist(
+                state,
+                tray,
+                (ENGINE, *(c | FLIPPED if pick.one([False, True], "flip") else c for c in coaches)),
+            )
             if (1, 0) in station.boxes and (1, 0) not in {t.cell for t in state.trays if t.office == office}:
                 spec = CAT.cards[station.grid[(1, 0)][0]].facility
                 assert spec is not None
                 codes = [car_code(t, False) for t in spec.outbound] + [
                     car_code(t, True) for t in spec.inbound
                 ]
-                station.cars[(1, 0)] = tuple(take_cars(state, pick.cars(state, codes, 4, "industry track")))
+                stand_cars(state, office, (1, 0), pick.cars(state, codes, 4, "industry track"))
             run_to_cargo(state)
         if state.phase is Phase.LOCAL_OPS and plan == "switching":
             state.apply(ChooseSwitch(seat))

@@ -21,8 +21,8 @@ from conftest import (
     put_train_on_line,
     put_tray_in_station,
     schedule_by_hand,
+    set_consist,
     set_office,
-    take_cars,
 )
 
 from sm_env.core import trains
@@ -150,7 +150,8 @@ def test_r8_1_1_only_trains_on_the_office_card_or_at_the_dp_depart() -> None:
 def test_r8_1_2_a_train_made_up_out_of_order_holds() -> None:
     state = new_state(3, 4)
     tray = put_train_at_office(state, 1, "train-6")  # coach 2, boxcar 1, reefer 1, caboose required
-    tray.consist = tuple(take_cars(state, [COACH_L])) + (ENGINE,) + tuple(take_cars(state, [BOXCAR_E]))
+    set_consist(state, tray, (COACH_L, ENGINE, BOXCAR_E))
+    assert_invariants(state)
     assert makeup_problem(state, tray) == "its engine is not at an outer end"
     pass_local_ops(state)
     assert tray.office == 1 and any("R8.1.2" in text for text in hold_events(state))
@@ -171,8 +172,8 @@ def test_r8_1_2_c_trays_5_make_up_checks_refuse_departure(
 ) -> None:
     state = new_state(3, 4)
     tray = put_train_at_office(state, 1, train_id)
-    taken = tuple(take_cars(state, cars))
-    tray.consist = (ENGINE, *taken) if engine_first else (*taken, ENGINE)
+    set_consist(state, tray, (ENGINE, *cars) if engine_first else (*cars, ENGINE))
+    assert_invariants(state)
     assert makeup_problem(state, tray) == problem
     pass_local_ops(state)
     assert tray.office == 1 and tray.cell == OFFICE_CELL
@@ -183,9 +184,11 @@ def test_c_trays_5_more_cars_than_the_card_allows_refuse_departure() -> None:
     """C-trays.5: never over the card, even when every type is within its own maximum."""
     state = new_state(3, 4)
     tray = put_train_at_office(state, 1, "train-11")  # 3 each of four types, 4 cars at most
-    tray.consist = (ENGINE, *take_cars(state, [HOPPER_L, HOPPER_L, BOXCAR_E, BOXCAR_E, COACH_L][:4]))
+    set_consist(state, tray, (ENGINE, *[HOPPER_L, HOPPER_L, BOXCAR_E, BOXCAR_E, COACH_L][:4]))
+    assert_invariants(state)
     assert makeup_problem(state, tray) is None
-    tray.consist = tray.consist + (car_code(4, True),)  # a fifth car, by hand
+    # A fifth car, by hand: more than RA.4.5 lets a tray hold, so no assert_invariants after it.
+    set_consist(state, tray, (*tray.consist, car_code(4, True)))
     assert makeup_problem(state, tray) == "it has 5 cars; its card allows 4"
 
 
@@ -193,9 +196,10 @@ def test_r8_1_2_short_trains_and_pushing_engines_depart() -> None:
     """R8.1.2: fewer cars than listed is fine; C-trays.4: the engine may be at either end."""
     state = new_state(3, 4)
     tray = put_train_at_office(state, 1, "train-6")
-    tray.consist = (*take_cars(state, [COACH_L]), ENGINE)  # eastbound, engine leading
+    set_consist(state, tray, (COACH_L, ENGINE))  # eastbound, engine leading
     assert makeup_problem(state, tray) is None
-    tray.consist = (ENGINE, *tray.consist[:-1])  # engine at the rear, pushing
+    set_consist(state, tray, (ENGINE, *tray.consist[:-1]))  # engine at the rear, pushing
+    assert_invariants(state)
     assert makeup_problem(state, tray) is None
     pass_local_ops(state)
     assert (tray.line, tray.region) == (2, 0)
@@ -291,8 +295,8 @@ def test_r8_1_4_a_held_follower_is_asked_again_next_stage() -> None:
 def test_d_run_2_arriving_at_the_far_dp_completes_the_run() -> None:
     state = new_state(2, 4)
     tray = put_train_on_line(state, 2, mainline_regions(state, 2) - 1, "train-6")
-    boxcar, caboose = take_cars(state, [BOXCAR_E, CABOOSE_CODE])
-    tray.consist = (caboose, boxcar, ENGINE)
+    set_consist(state, tray, (CABOOSE_CODE, BOXCAR_E, ENGINE))
+    assert_invariants(state)
     classification, division, revenue = state.classification[:], state.division[:], state.revenue()
     pass_local_ops(state)
     assert tray.train == EMPTY and tray.line == EMPTY  # the tray is free again

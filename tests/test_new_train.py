@@ -15,6 +15,7 @@ from conftest import (
     draw_card,
     expect_illegal,
     finish_stage,
+    hold_by_hand,
     move_division_to_classification,
     new_state,
     pass_local_ops,
@@ -765,10 +766,10 @@ def test_r7_1_r7_5_busy_new_train_phase_keeps_the_invariants() -> None:
     cycling through the legal intents, keeps every invariant between decisions."""
     state = new_state(3, 5)
     schedule_by_hand(state, cid("train-2"), 0)
-    state.held.append(cid("train-6"))  # held from an earlier Stage (R7.1)
-    schedule_by_hand(state, cid("train-6"), 9)
+    hold_by_hand(state, cid("train-6"), 9)  # held from an earlier Stage (R7.1)
     play(state, "extra-6")
     play(state, "extra-9")
+    assert_invariants(state)
     pass_local_ops(state)
     decisions: list[Intent] = []
     while state.stage == 0:

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from conftest import brute_force_placements, draw_card, give_card, set_hand
+from conftest import (
+    OFFICE_CELL,
+    assert_invariants,
+    brute_force_placements,
+    draw_card,
+    fill_boxes,
+    give_card,
+    set_hand,
+)
 
+from sm_env.core.cars import COACH, car_code
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent
@@ -142,8 +151,10 @@ def test_R9_0_3_a_modifier_serves_a_neighbouring_facility_of_its_category() -> N
     # The Depot's shared capacity 2 grows to 3: the Freight Agent may stock a third coach.
     state.apply(EndTurn(0))
     assert state.phase is Phase.LOCAL_OPS
-    state.stations[0].boxes[(0, 0)].outbound = [1, 1]
-    stock = StockOutbound(state.current_player(), (0, 0), 1)
+    loaded_coach = car_code(COACH, True)
+    fill_boxes(state, 0, OFFICE_CELL, outbound=[loaded_coach, loaded_coach])
+    assert_invariants(state)
+    stock = StockOutbound(state.current_player(), (0, 0), loaded_coach)
     assert stock in state.legal_intents()
 
 
