@@ -30,7 +30,7 @@ from conftest import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sm_env.core.cars import BOXCAR, COACH, FLIPPED, HOPPER, N_CAR_CODES, car_code
+from sm_env.core.cars import COACH, FLIPPED, N_CAR_CODES, car_code
 from sm_env.core.catalogue import CardKind
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import (
@@ -465,15 +465,15 @@ def decorate(state: GameState, pick: Picker, plan: str) -> None:
                 outbound = pick.cars(state, out_codes, spec.outbound_capacity, "facility out")
                 inbound = pick.cars(state, in_codes, spec.inbound_capacity, "facility in", outbound)
             work: list[int] = []
-            for _ in range(3):
-                codes = [car_code(BOXCAR, True), car_code(HOPPER, False)]
+            for _ in range(3):  # loads of a type the facility works, either way (R9.1.7)
+                codes = sorted({car_code(t, True) for t in (*spec.outbound, *spec.inbound)})
                 used = outbound + inbound + work
                 codes = [c for c in codes if state.division[c] - used.count(c) > 0]
                 work.append(pick.one([EMPTY, *codes], "work"))
             place_facility(state, seat, (1, 0), card, outbound=outbound, inbound=inbound, work=work)
     spare = free_tray(state)
     if (
-        plan in ("tray", "switching", "all")
+        plan in ("tray", "switching", "all", "cargo")
         and spare != EMPTY
         and not any(t.office == office for t in state.trays)
     ):
