@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from agents.base import Agent
+from agents.common import HeuristicBot
+from agents.dispatcher import DispatcherBot
+from agents.freight import FreightBot
+from agents.passenger import PassengerBot
 from agents.random_agent import RandomAgent
 
 ParamValue = bool | int | float | str
@@ -62,6 +66,17 @@ def register(spec: BotSpec) -> BotSpec:
 
 
 register(BotSpec("random", 1, "a uniform choice among the legal intents", RandomAgent))
+
+
+def _heuristic(cls: type[HeuristicBot], summary: str) -> BotSpec:
+    """A heuristic bot's spec: its parameters are the shared ones and its own, all numbers."""
+    params = {key: float(value) for key, value in {**HeuristicBot.DEFAULTS, **cls.DEFAULTS}.items()}
+    return register(BotSpec(cls.name, int(cls.version), summary, cls, params))
+
+
+_heuristic(PassengerBot, "upgrades its office, stocks coaches, boards and detrains, plays coach trains")
+_heuristic(FreightBot, "lays spurs and industries, spots cars with planned Moves, loads and unloads")
+_heuristic(DispatcherBot, "a passenger game that clears only safe trains and keeps its track clear")
 
 
 def parse_bot(text: str) -> tuple[BotSpec, dict[str, ParamValue]]:

@@ -1,0 +1,707 @@
+"""What the heuristic bots share: board queries on a seat view, the Cargo-turn search, a
+passive rollout for safety checks, and ``HeuristicBot``, the decision loop the three
+strategies (``agents.passenger``, ``agents.freight``, ``agents.dispatcher``) specialise.
+
+Every bot sees only its seat: ``choose(view)`` reads ``view.board`` (public information and
+its own hand) and simulates on ``view.determinize(rng)`` copies (hidden cards dealt at random
+from the bot's own seeded stream). Nothing is cached between decisions except the bot's own
+switching plan, which is keyed by what the view shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from agents.planning import Plan, StationScorer, plan_switching, station_key
+from sm_env.core.card_play import HAND_LIMIT
+from sm_env.core.cargo import capacity_bonus, facility_spec, room, workers
+from sm_env.core.cars import CABOOSE, COACH, FLIPPED, car_type
+from sm_env.core.catalogue import CardType
+from sm_env.core.intents import (
+    AddCar,
+    Board,
+    Cell,
+    ChooseDivisionPoint,
+    ChooseSwitch,
+    Clearance,
+    ClearInbound,
+    Detrain,
+    Discard,
+    DrawDepartment,
+    DrawHomeOffice,
+    EndCargo,
+    EndConsist,
+    EndSwitching,
+    EndTurn,
+    Intent,
+    Labor,
+    MoveTray,
+    Pass,
+    PlaceCard,
+    PlaceModifier,
+    PlayCard,
+    RedFlag,
+    StockOutbound,
+)
+from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES
+from sm_env.core.mainline import start_line
+from sm_env.core.phases import Phase
+from sm_env.core.pieces import EMPTY, OFFICE_CELL
+from sm_env.core.rng import Rng
+from sm_env.core.state import GameState, SeatView
+from sm_env.core.trains import spec_of
+
+EMPTY_COACH = COACH * 2
+LOADED_COACH = COACH * 2 + 1
+STAGES_PER_DAY = 12
+Param = float
+
+
+# ---------------------------------------------------------------------------- board queries
+
+
+def office_of(board: GameState, seat: int) -> int:
+    return board.office_of_seat[seat]
+
+
+def office_card(board: GameState, office: int) -> CardType:
+    return board.catalogue.cards[board.stations[office].grid[OFFICE_CELL][0]]
+
+
+def office_tier(board: GameState, office: int) -> int:
+    spec = office_card(board, office).office
+    return spec.tier if spec is not None else 0
+
+
+def ad_tracks(board: GameState, office: int) -> int:
+    spec = office_card(board, office).office
+    return spec.ad_tracks if spec is not None else 1
+
+
+def porters(board: GameState, office: int) -> int:
+    """Porters of the office (with Modifiers), 0 for a Whistle Post."""
+    station = board.stations[office]
+    if OFFICE_CELL not in station.boxes:
+        return 0
+    return workers(board, station, OFFICE_CELL)
+
+
+def box_room(board: GameState, office: int, cell: Cell, outbound: bool) -> int:
+    station = board.stations[office]
+    boxes = station.boxes.get(cell)
+    if boxes is None:
+        return 0
+    spec = facility_spec(board, station, cell)
+    return room(spec, boxes, outbound, capacity_bonus(board, station, cell))
+
+
+def trays_at(board: GameState, office: int, cell: Cell | None = OFFICE_CELL) -> list[int]:
+    """Trays standing in ``office``'s station (on ``cell``, or anywhere when None)."""
+    return [
+        i
+        for i, t in enumerate(board.trays)
+        if t.train != EMPTY and t.office == office and (cell is None or t.cell == cell)
+    ]
+
+
+def regions(board: GameState, line: int) -> int:
+    return board.catalogue.cards[board.mainline[line]].regions
+
+
+def eta(board: GameState, tray_index: int, office: int) -> int | None:
+    """Mainline Phases until the train arrives at ``office`` if nothing holds it (0: it stands
+    there now), or None if it will not come (it runs the other way, or is off the A/D track)."""
+    t = board.trays[tray_index]
+    d, n = t.direction, board.n
+    if t.train == EMPTY or d == 0:
+        return None
+    elapsed = 0
+    if t.office != EMPTY:
+        if t.cell != OFFICE_CELL:
+            return None  # off the A/D track: it neither leaves nor can be worked
+        if t.office == office:
+            return 0
+        here = t.office
+    elif t.at_dp:
+        here = -1 if d > 0 else n
+    elif t.line != EMPTY:
+        elapsed = regions(board, t.line) - t.region if d > 0 else t.region + 1
+        here = t.line if d > 0 else t.line - 1
+        if here == office:
+            return elapsed
+        if not 0 <= here < n:
+            return None
+    else:
+        return None
+    if (office - here) * d <= 0:
+        return None
+    line = here + 1 if d > 0 else here
+    while 0 <= line <= n:
+        elapsed += 1 + regions(board, line)
+        arrive = line if d > 0 else line - 1
+        if arrive == office:
+            return elapsed
+        line += d
+    return None
+
+
+def coaches(consist: Iterable[int]) -> tuple[int, int, int]:
+    """(loaded coaches that may detrain, loaded coaches boarded here (flipped), empty coaches)."""
+    loaded = flipped = empty = 0
+    for code in consist:
+        if code < 0 or car_type(code) != COACH:
+            continue
+        if code & FLIPPED:
+            flipped += 1
+        elif code & 1:
+            loaded += 1
+        else:
+            empty += 1
+    return loaded, flipped, empty
+
+
+def game_left(board: GameState) -> float:
+    """Days of play left, counting the rest of today (1.0 = one whole day)."""
+    return (board.config.days - board.day - 1) + (STAGES_PER_DAY - board.stage) / STAGES_PER_DAY
+
+
+def travel_from_dp(board: GameState, office: int, east: bool) -> int:
+    """Stages from a train's departure at a Division Point to its arrival at ``office``
+    (running east from the West DP when ``east``), if it is never held."""
+    n = board.n
+    lines = range(0, office + 1) if east else range(office + 1, n + 1)
+    stops = office if east else n - 1 - office
+    return sum(regions(board, line) for line in lines) + stops
+
+
+def expected_visits(board: GameState, office: int, card: int) -> float:
+    """About how many times a timetabled train played now would reach ``office`` before the
+    game ends: the D12 slot roll (R7.2, taken slots push it down the column), a first run
+    today only if its slot is not past, and its travel time from the Division Point."""
+    spec = board.catalogue.cards[card].train
+    if spec is None:
+        return 0.0
+    if spec.extra:
+        travel = min(travel_from_dp(board, office, True), travel_from_dp(board, office, False))
+        return 1.0 if board.stage + travel <= STAGES_PER_DAY * (board.config.days - board.day) - 1 else 0.0
+    travel = travel_from_dp(board, office, spec.direction == "east")
+    now = board.day * STAGES_PER_DAY + board.stage
+    last = board.config.days * STAGES_PER_DAY - 1
+    free = [s for s in range(STAGES_PER_DAY) if board.timetable[s] == EMPTY]
+    if not free:
+        return 0.0
+    total = 0
+    for roll in range(STAGES_PER_DAY):
+        slot = next(s for s in [*range(roll, STAGES_PER_DAY), *range(roll)] if s in free)
+        for day in range(board.day, board.config.days):
+            start = day * STAGES_PER_DAY + slot
+            if start >= now and start + travel <= last:
+                total += 1
+    return total / STAGES_PER_DAY
+
+
+def moves_for_switch(board: GameState) -> int:
+    night = board.config.house_rules.reduced_visibility and board.stage in NIGHT_STAGES
+    return MOVES_AT_NIGHT if night else MOVES_PER_SWITCH
+
+
+# ---------------------------------------------------------------------------- simulation
+
+
+def passive_intent(state: GameState, flag_seat: int = -1) -> Intent:
+    """What a seat that does nothing would choose: the baseline of the safety rollouts.
+    ``flag_seat`` plays a RED FLAG when offered one; nobody else does."""
+    phase, seat = state.phase, state.current_player()
+    if phase is Phase.LOCAL_OPS:
+        return Pass(seat)
+    if phase is Phase.SWITCHING:
+        return EndSwitching(seat)
+    if phase is Phase.CARD_PLAY:
+        hand = state.hands[seat]
+        return EndTurn(seat) if len(hand) <= HAND_LIMIT else Discard(seat, hand[0], 0)
+    if phase is Phase.CLEARANCE:
+        return Clearance(seat, False)
+    if phase is Phase.RED_FLAG:
+        return RedFlag(seat, seat == flag_seat)
+    if phase is Phase.CARGO:
+        return EndCargo(seat)
+    if phase is Phase.EXTRA_SIDE:
+        return ChooseDivisionPoint(seat, False)
+    if phase is Phase.EXTRA_CONSIST:
+        return EndConsist(seat)
+    return state.legal_intents()[0]
+
+
+def rollout(
+    state: GameState, until: Callable[[GameState], bool], flag_seat: int = -1, max_steps: int = 400
+) -> None:
+    """Play passive decisions on ``state`` (a playable copy) until ``until`` holds."""
+    for _ in range(max_steps):
+        if state.is_terminal() or until(state):
+            return
+        state.apply(passive_intent(state, flag_seat))
+
+
+def losses_since(state: GameState, seat: int, start: int) -> int:
+    """Revenue the seat lost (collisions) in ledger entries from index ``start`` on."""
+    return -sum(e.amount for e in state.ledger[start:] if e.seat == seat and e.amount < 0)
+
+
+def cargo_progress(state: GameState, office: int) -> float:
+    """Laborer steps already spent on loads still on MEN|AT|WORK (they pay when they finish)."""
+    station = state.stations[office]
+    total = 0.0
+    for cell, boxes in station.boxes.items():
+        if cell == OFFICE_CELL:
+            continue
+        for slot, code in enumerate(boxes.work):
+            if code == EMPTY:
+                continue
+            if boxes.unloading[slot]:
+                total += 3 - slot
+            elif code - 1 in station.cars.get(cell, ()):
+                total += slot + 1
+    return total
+
+
+def best_cargo_intent(state: GameState, seat: int, progress_weight: float, max_nodes: int) -> Intent:
+    """Search the seat's Cargo turn (every order of its worker actions, up to ``max_nodes``
+    simulated actions) for the most Revenue now plus ``progress_weight`` per Laborer step
+    spent on loads still underway."""
+    office = state.office_of_seat[seat]
+    budget = [max_nodes]
+
+    def value(st: GameState) -> float:
+        return st.revenue_by_seat[seat] + progress_weight * cargo_progress(st, office)
+
+    def search(st: GameState) -> float:
+        best = value(st)
+        if st.phase is not Phase.CARGO or st.current_player() != seat:
+            return best
+        for intent in st.legal_intents():
+            if isinstance(intent, EndCargo) or budget[0] <= 0:
+                continue
+            budget[0] -= 1
+            child = st.clone()
+            child.apply(intent)
+            best = max(best, search(child))
+        return best
+
+    best_intent: Intent = EndCargo(seat)
+    best_value = value(state) + 1e-6  # stopping wins only if nothing else is better
+    for intent in state.legal_intents():
+        if isinstance(intent, EndCargo):
+            continue
+        child = state.clone()
+        child.apply(intent)
+        v = search(child)
+        if v > best_value + 1e-9:
+            best_value, best_intent = v, intent
+    return best_intent
+
+
+# ---------------------------------------------------------------------------- the bot
+
+
+class HeuristicBot:
+    """Base of the heuristic bots: one handler per decision step; subclasses set the
+    strategy by their parameters and by overriding the handlers and card values.
+
+    Shared parameters (constructor keywords, defaults in ``DEFAULTS``; every bot's
+    effective parameters are in ``bot.params``):
+
+    - ``cargo_nodes`` (200): actions simulated when searching a Cargo turn.
+    - ``progress_weight`` (0.2): value of one Laborer step spent on a load still underway.
+    - ``safety_distance`` (1): regions a following train must be behind the train ahead on
+      the Mainline card it departs onto before the Superintendent clears it.
+    - ``beam`` (6), ``branch`` (4): width of the switching beam search and new stations kept
+      per state and step; ``switch_gain`` (1.0): planned gain needed to choose switching;
+      ``widen`` (3): how much wider the second search is when the first finds too little.
+    - ``lookahead`` (3): Mainline Phases ahead in which an arriving train counts as "soon".
+    - ``w_draw`` (1.0): weight of a card's value when choosing to draw; ``home_bonus`` (0.0):
+      added to the expected value of a blind Home Office draw.
+    - ``w_stock`` (2.0), ``w_clear`` (1.8): Freight Agent stocking a loaded coach / clearing
+      the office's red box when a train due needs it; ``prestock`` (0.4): the fraction of it
+      when no train is due.
+    - ``discard_junk`` (0): when 1, also discard worthless cards below the hand limit.
+    - ``end_consist`` (0.0): an own Extra stops taking cars worth less than this.
+    """
+
+    name: str = "heuristic"
+    version: str = "1"
+    DEFAULTS: ClassVar[dict[str, Param]] = {
+        "cargo_nodes": 200,
+        "progress_weight": 0.2,
+        "safety_distance": 1,
+        "beam": 6,
+        "branch": 4,
+        "switch_gain": 1.0,
+        "widen": 3,
+        "lookahead": 3,
+        "w_draw": 1.0,
+        "home_bonus": 0.0,
+        "w_stock": 2.0,
+        "w_clear": 1.8,
+        "prestock": 0.4,
+        "discard_junk": 0,
+        "end_consist": 0.0,
+    }
+
+    def __init__(self, seed: int, **params: Any) -> None:
+        defaults = {**HeuristicBot.DEFAULTS, **type(self).DEFAULTS}
+        unknown = sorted(set(params) - set(defaults))
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no parameter(s) {', '.join(unknown)}")
+        self.params: dict[str, Param] = {k: float(params.get(k, v)) for k, v in defaults.items()}
+        self.seed = seed & 0xFFFFFFFF
+        self.rng = Rng(self.seed)
+        self._plan: list[tuple[tuple[object, ...], MoveTray]] = []
+        self._memo: dict[tuple[object, ...], Any] = {}
+
+    def memo(self, key: tuple[object, ...], compute: Callable[[], Any]) -> Any:
+        """A result the bot worked out before for the same public facts (``key``): searches
+        are repeated while a train stands still; the cache depends on what the view shows only."""
+        if key in self._memo:
+            return self._memo[key]
+        if len(self._memo) >= 4096:
+            self._memo.clear()
+        value = compute()
+        self._memo[key] = value
+        return value
+
+    def p(self, key: str) -> float:
+        return self.params[key]
+
+    # ------------------------------------------------------------------ dispatch
+
+    def choose(self, view: SeatView) -> Intent:
+        legal = view.legal_intents()
+        if not legal:
+            raise ValueError(f"seat {view.seat} has no decision to make now")
+        if len(legal) == 1:
+            return legal[0]
+        board = view.board
+        phase = board.phase
+        if phase is Phase.LOCAL_OPS:
+            return self.local_ops(view, board, legal)
+        if phase is Phase.SWITCHING:
+            return self.switching(view, board, legal)
+        if phase is Phase.CARD_PLAY:
+            return self.card_play(view, board, legal)
+        if phase is Phase.NEW_TRAIN or phase is Phase.EXTRA_CONSIST:
+            return self.add_car(view, board, legal)
+        if phase is Phase.EXTRA_SIDE:
+            return self.extra_side(view, board, legal)
+        if phase is Phase.CLEARANCE:
+            return Clearance(view.seat, self.clear_following(view, board))
+        if phase is Phase.RED_FLAG:
+            return RedFlag(view.seat, self.play_red_flag(view, board))
+        if phase is Phase.CARGO:
+            return self.cargo(view, board, legal)
+        return legal[0]
+
+    # ------------------------------------------------------------------ card values
+
+    def card_value(self, board: GameState, seat: int, card: int) -> float:
+        """How much the card is worth to this bot, about in Revenue points."""
+        return 0.0
+
+    def expected_draw(self, view: SeatView, board: GameState) -> float:
+        """Mean value of a Home Office card: the unseen cards (other hands and the deck) are
+        the same multiset in every determinization, so one deal gives it exactly."""
+        state = view.determinize(self.rng)
+        pool = list(state.home_office)
+        for seat, hand in enumerate(state.hands):
+            if seat != view.seat:
+                pool.extend(hand)
+        if not pool:
+            return 0.0
+        return sum(self.card_value(board, view.seat, c) for c in pool) / len(pool)
+
+    def draw_options(
+        self, view: SeatView, board: GameState, legal: list[Intent]
+    ) -> list[tuple[float, Intent]]:
+        out: list[tuple[float, Intent]] = []
+        for intent in legal:
+            if isinstance(intent, DrawDepartment):
+                top = board.departments[intent.department][-1]
+                out.append((self.card_value(board, view.seat, top), intent))
+            elif isinstance(intent, DrawHomeOffice):
+                out.append((self.expected_draw(view, board) + self.p("home_bonus"), intent))
+        return out
+
+    # ------------------------------------------------------------------ Local Operations
+
+    def local_ops(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
+        options = self.local_options(view, board, legal)
+        options.append((0.0, Pass(view.seat)))
+        return _best(options)
+
+    def local_options(
+        self, view: SeatView, board: GameState, legal: list[Intent]
+    ) -> list[tuple[float, Intent]]:
+        return [(v * self.p("w_draw"), i) for v, i in self.draw_options(view, board, legal)]
+
+    def passenger_agent_options(
+        self, view: SeatView, board: GameState, legal: list[Intent]
+    ) -> list[tuple[float, Intent]]:
+        """Freight Agent work at the office: stock loaded coaches on the green box ahead of
+        trains with empty coaches, clear the red box ahead of trains with loaded ones."""
+        seat = view.seat
+        office = office_of(board, seat)
+        p = porters(board, office)
+        station = board.stations[office]
+        boxes = station.boxes.get(OFFICE_CELL)
+        if boxes is None or p == 0:
+            return []
+        soon, now = self.coach_demand(board, office)
+        loaded, empty = soon
+        green = boxes.outbound.count(LOADED_COACH)
+        red_room = box_room(board, office, OFFICE_CELL, False)
+        urgent = now[0] + now[1] > 0
+        out: list[tuple[float, Intent]] = []
+        want_green = min(p, loaded + empty) if loaded + empty else 1
+        stock = StockOutbound(seat, OFFICE_CELL, LOADED_COACH)
+        if stock in legal and green < want_green:
+            weight = 1.0 if urgent else (0.8 if loaded + empty else self.p("prestock"))
+            out.append((self.p("w_stock") * weight, stock))
+        want_red = min(p, loaded) if loaded else 1
+        clear = ClearInbound(seat, OFFICE_CELL, LOADED_COACH)
+        if clear in legal:
+            if red_room < want_red:
+                weight = 1.0 if now[0] else (0.8 if loaded else self.p("prestock"))
+                out.append((self.p("w_clear") * weight, clear))
+            else:
+                out.append((0.15, clear))
+        return out
+
+    def coach_demand(self, board: GameState, office: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((loaded, empty) coaches on trains at or coming to the office within the lookahead,
+        the same for trains arriving in the next Mainline Phase or standing there now)."""
+        horizon = int(self.p("lookahead"))
+        soon = [0, 0]
+        now = [0, 0]
+        for i, tray in enumerate(board.trays):
+            when = eta(board, i, office)
+            if when is None or when > horizon:
+                continue
+            loaded, flipped, empty = coaches(tray.consist)
+            if when > 0:
+                loaded += flipped  # boarded elsewhere: turned right side up when it leaves
+            soon[0] += loaded
+            soon[1] += empty
+            if when <= 1:
+                now[0] += loaded
+                now[1] += empty
+        return (soon[0], soon[1]), (now[0], now[1])
+
+    # ------------------------------------------------------------------ switching
+
+    def scorer(self, view: SeatView, board: GameState) -> StationScorer:
+        """The station this bot wants after switching (subclasses add goals)."""
+        return StationScorer(board, view.seat)
+
+    def make_plan(self, view: SeatView, board: GameState, moves: int) -> Plan:
+        """The beam search from the view's station; when the narrow beam finds no plan worth
+        ``switch_gain``, once more ``widen`` times wider (a half-done plan that must first
+        drop a caboose or cars out of the way is easily pruned by a narrow beam)."""
+        scorer = self.scorer(view, board)
+        key = ("plan", station_key(board, view.seat), moves, scorer.signature())
+
+        def search() -> Plan:
+            beam, branch = int(self.p("beam")), int(self.p("branch"))
+            plan = plan_switching(view.determinize(self.rng), view.seat, moves, scorer, beam, branch)
+            widen = self.p("widen")
+            if plan.score - plan.start_score < self.p("switch_gain") and widen > 1:
+                wide = plan_switching(
+                    view.determinize(self.rng),
+                    view.seat,
+                    moves,
+                    scorer,
+                    int(beam * widen),
+                    int(branch * widen),
+                )
+                if wide.score > plan.score:
+                    plan = wide
+            return plan
+
+        found: Plan = self.memo(key, search)
+        return found
+
+    def remember(self, plan: Plan) -> None:
+        self._plan = list(zip(plan.keys, plan.moves, strict=True))
+
+    def switch_option(
+        self, view: SeatView, board: GameState, legal: list[Intent]
+    ) -> tuple[float, Intent] | None:
+        """Plan a switching turn from here; worth choosing if it gains enough."""
+        choose = ChooseSwitch(view.seat)
+        if choose not in legal:
+            return None
+        plan = self.make_plan(view, board, moves_for_switch(board))
+        gain = plan.score - plan.start_score
+        if not plan.moves or gain < self.p("switch_gain"):
+            return None
+        self.remember(plan)
+        return (gain, choose)
+
+    def switching(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
+        key = station_key(board, view.seat)
+        if self._plan and self._plan[0][0] == key and self._plan[0][1] in legal:
+            return self._plan.pop(0)[1]
+        plan = self.make_plan(view, board, board.moves_left)
+        if plan.moves and plan.score > plan.start_score + 1e-9:
+            self.remember(plan)
+            return self._plan.pop(0)[1]
+        self._plan = []
+        return EndSwitching(view.seat)
+
+    # ------------------------------------------------------------------ card play
+
+    def play_value(self, view: SeatView, board: GameState, intent: Intent) -> float:
+        """Value of playing or laying a card now; <= 0 means keep it (or discard it)."""
+        return -1.0
+
+    def card_play(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
+        seat = view.seat
+        plays = [i for i in legal if isinstance(i, PlayCard | PlaceCard | PlaceModifier)]
+        if plays:
+            value, best = _best_pair([(self.play_value(view, board, i), i) for i in plays])
+            if value > 0:
+                return best
+        hand = board.hands[seat]
+        if len(hand) > HAND_LIMIT or self.p("discard_junk"):
+            worst = min(hand, key=lambda c: (self.card_value(board, seat, c), c))
+            if len(hand) > HAND_LIMIT or self.card_value(board, seat, worst) <= 0:
+                dept = min(
+                    range(len(board.departments)),
+                    key=lambda d: (
+                        self.card_value(board, seat, board.departments[d][-1])
+                        if board.departments[d]
+                        else -9.0,
+                        d,
+                    ),
+                )
+                discard = Discard(seat, worst, dept)
+                if discard in legal and (len(hand) > HAND_LIMIT or EndTurn(seat) not in legal):
+                    return discard
+        end = EndTurn(seat)
+        if end in legal:
+            return end
+        return next(i for i in legal if isinstance(i, Discard))
+
+    # ------------------------------------------------------------------ trains
+
+    def car_value(self, board: GameState, seat: int, code: int, own_extra: bool) -> float:
+        """Value of putting car ``code`` on the train being made up."""
+        return 0.0
+
+    def add_car(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
+        own = board.phase is Phase.EXTRA_CONSIST
+        options: list[tuple[float, Intent]] = []
+        for intent in legal:
+            if isinstance(intent, AddCar):
+                options.append((self.car_value(board, view.seat, intent.car, own), intent))
+            elif isinstance(intent, EndConsist):
+                options.append((self.p("end_consist"), intent))
+        return _best(options)
+
+    def extra_side(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
+        """Send the Extra so it reaches the Office before the game ends, past the fewest
+        offices with Porters (they would work its coaches first), soonest."""
+        office = office_of(board, view.seat)
+        n = board.n
+        left = STAGES_PER_DAY * (board.config.days - board.day) - board.stage
+
+        def cost(east: bool) -> tuple[bool, int, int]:
+            before = range(office + 1, n) if east else range(office)  # from the East DP it runs west
+            travel = travel_from_dp(board, office, not east)
+            return (travel >= left, sum(porters(board, o) > 0 for o in before), travel)
+
+        return ChooseDivisionPoint(view.seat, min((False, True), key=cost))
+
+    def clear_following(self, view: SeatView, board: GameState) -> bool:
+        gap = following_gap(board)
+        return gap is None or gap >= self.p("safety_distance")
+
+    def play_red_flag(self, view: SeatView, board: GameState) -> bool:
+        return True  # a flag is only offered to avert a collision this seat would pay for
+
+    # ------------------------------------------------------------------ cargo
+
+    def cargo(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
+        actions = [i for i in legal if isinstance(i, Labor | Board | Detrain)]
+        if not actions:
+            return EndCargo(view.seat)
+        state = view.determinize(self.rng)
+        return best_cargo_intent(state, view.seat, self.p("progress_weight"), int(self.p("cargo_nodes")))
+
+
+def following_gap(board: GameState) -> int | None:
+    """In a Clearance decision: regions between the Start region the train would take and the
+    nearest train ahead of it on that Mainline card (0: the Start region is taken), or None."""
+    tray = board.trays[board.mainline_queue[0]]
+    line = start_line(board, tray)
+    d = tray.direction
+    start = 0 if d > 0 else regions(board, line) - 1
+    gaps = [
+        (t.region - start) * d
+        for t in board.trays
+        if t.train != EMPTY and t.line == line and t.direction == d
+    ]
+    return min(gaps) if gaps else None
+
+
+def train_allows(board: GameState, tray_index: int, code: int) -> bool:
+    """Would the train's card allow one more car of this code (R7.4 limits, C-trays.5)?"""
+    tray = board.trays[tray_index]
+    consist = spec_of(board.catalogue, tray.train).consist
+    cars = [c for c in tray.consist if c >= 0]
+    if len(cars) >= consist.max_cars:
+        return False
+    kind = car_type(code)
+    if kind == CABOOSE:
+        return consist.caboose != "forbidden" and not any(car_type(c) == CABOOSE for c in cars)
+    allowed = dict(consist.allowed)
+    return sum(1 for c in cars if car_type(c) == kind) < allowed.get(kind, 0)
+
+
+def _best(options: list[tuple[float, Intent]]) -> Intent:
+    """The intent with the highest value; the first listed on ties (a stable choice)."""
+    return _best_pair(options)[1]
+
+
+def _best_pair(options: list[tuple[float, Intent]]) -> tuple[float, Intent]:
+    best_value, best = options[0]
+    for value, intent in options[1:]:
+        if value > best_value:
+            best_value, best = value, intent
+    return best_value, best
+
+
+__all__ = [
+    "EMPTY_COACH",
+    "HeuristicBot",
+    "LOADED_COACH",
+    "ad_tracks",
+    "best_cargo_intent",
+    "box_room",
+    "cargo_progress",
+    "coaches",
+    "eta",
+    "expected_visits",
+    "following_gap",
+    "game_left",
+    "losses_since",
+    "moves_for_switch",
+    "office_card",
+    "office_of",
+    "office_tier",
+    "passive_intent",
+    "porters",
+    "rollout",
+    "train_allows",
+    "travel_from_dp",
+    "trays_at",
+]

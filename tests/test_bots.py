@@ -1,0 +1,394 @@
+"""The heuristic bots (agents.passenger, agents.freight, agents.dispatcher): always legal,
+deterministic for a seed, deciding on their seat view only; and the switching planner spots
+a car on an industry track with real Moves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from conftest import (
+    CAT,
+    ENGINE,
+    OFFICE_CELL,
+    give_card,
+    lay_by_hand,
+    new_state,
+    place_facility,
+    put_train_at_dp,
+    put_train_on_line,
+    put_tray_in_station,
+    set_office,
+    take_cars,
+)
+
+from agents import REGISTRY, Agent, RandomAgent, play_game, seat_seed
+from agents.common import eta, expected_visits, following_gap, passive_intent
+from agents.dispatcher import DispatcherBot
+from agents.freight import FreightBot
+from agents.passenger import PassengerBot
+from agents.planning import StationScorer, move_graph, plan_switching, round_trip
+from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
+from sm_env.core.config import HouseRules
+from sm_env.core.intents import ChooseSwitch, EndSwitching, Intent, MoveTray, Pass, RedFlag
+from sm_env.core.phases import Phase
+from sm_env.core.rng import Rng
+from sm_env.core.state import HIDDEN, GameState, SeatView
+
+BOT_NAMES = tuple(name for name in REGISTRY if name != "random")
+EMPTY_BOXCAR = car_code(BOXCAR, False)
+LOADED_BOXCAR = car_code(BOXCAR, True)
+LOADED_COACH = car_code(COACH, True)
+EMPTY_REEFER = car_code(REEFER, False)
+CABOOSE_CODE = car_code(CABOOSE, True)
+RULE_SETS: tuple[dict[str, bool], ...] = (
+    {},
+    {"reduced_visibility": True},
+    {"sister_trains": True},
+    {"employee_rotation": True},
+    {"emergency_toolbox": True},
+    dict.fromkeys(HouseRules.names(), True),
+)
+
+
+def lineup(offices: int, shift: int, seed: int) -> list[Agent]:
+    """The three heuristic bots and a random bot, rotated over the seats."""
+    kinds = [*BOT_NAMES, "random"]
+    out: list[Agent] = []
+    for seat in range(offices):
+        kind = kinds[(seat + shift) % len(kinds)]
+        bot_seed = seat_seed(seed, seat)
+        out.append(RandomAgent(bot_seed) if kind == "random" else REGISTRY[kind].factory(bot_seed))
+    return out
+
+
+class Checked:
+    """Asserts every choice is one of the view's legal intents."""
+
+    def __init__(self, bot: Agent) -> None:
+        self.bot = bot
+        self.name = bot.name
+
+    def choose(self, view: SeatView) -> Intent:
+        intent = self.bot.choose(view)
+        assert intent in view.legal_intents(), f"{self.name} chose {intent}, not a legal intent"
+        return intent
+
+
+# ---------------------------------------------------------------------------- the bots' interface
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bot_interface(name: str) -> None:
+    bot = REGISTRY[name].factory(7)
+    assert bot.name == name and isinstance(bot.name, str)
+    assert isinstance(getattr(bot, "version", None), str)
+    params = getattr(bot, "params", None)
+    assert isinstance(params, dict) and params
+    assert type(bot).__module__ in ("agents.passenger", "agents.freight", "agents.dispatcher")
+    first = next(iter(params))
+    changed = REGISTRY[name].factory(7, **{first: params[first] + 1})
+    assert getattr(changed, "params", {})[first] == params[first] + 1
+    with pytest.raises(TypeError, match="no parameter"):
+        REGISTRY[name].factory(7, not_a_parameter=1)
+
+
+def test_bots_have_distinct_documented_strategies() -> None:
+    """Each bot's class docstring (or a base's) documents every parameter it has."""
+    classes = (PassengerBot, FreightBot, DispatcherBot)
+    assert len({c.name for c in classes}) == 3
+    for cls in classes:
+        docs = " ".join(base.__doc__ or "" for base in cls.__mro__)
+        assert "Parameters" in (cls.__doc__ or "") and "Strategy" in (cls.__doc__ or "")
+        for key in cls(0).params:
+            assert f"``{key}``" in docs, f"{cls.__name__} does not document {key}"
+
+
+# ---------------------------------------------------------------------------- always legal
+
+
+@pytest.mark.parametrize("offices", range(1, 7))
+@pytest.mark.parametrize("rules", range(len(RULE_SETS)))
+def test_bots_always_legal(offices: int, rules: int) -> None:
+    """Whole one-day games, every office count and house rule, the bots mixed with a random
+    bot; the engine would raise IllegalIntent, and each choice must be a listed intent."""
+    seed = 31 * offices + rules
+    state = new_state(offices, seed, days=1, **RULE_SETS[rules])
+    agents = [Checked(a) for a in lineup(offices, offices + rules, seed)]
+    play_game(state, agents)
+    assert state.is_terminal()
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_each_bot_legal_in_every_seat_of_a_two_day_game(name: str) -> None:
+    state = new_state(3, 5, days=2, emergency_toolbox=True, sister_trains=True)
+    agents: list[Agent] = [Checked(REGISTRY[name].factory(seat_seed(5, s))) for s in range(3)]
+    play_game(state, agents)
+    assert state.is_terminal()
+
+
+# ---------------------------------------------------------------------------- determinism
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bot_is_deterministic_for_a_seed(name: str) -> None:
+    def game() -> tuple[list[Intent], str]:
+        state = new_state(3, 11, days=1, reduced_visibility=True)
+        agents: list[Agent] = [RandomAgent(seat_seed(11, s)) for s in range(3)]
+        agents[1] = REGISTRY[name].factory(seat_seed(11, 1))
+        agents[2] = REGISTRY[name].factory(seat_seed(11, 2))
+        return play_game(state, agents), state.state_hash()
+
+    assert game() == game()
+
+
+# ---------------------------------------------------------------------------- the seat view
+
+
+def perturbed(state: GameState, seat: int, rng: Rng) -> GameState:
+    """The same game but for what the seat cannot see: the Home Office order and which hidden
+    cards the other seats hold."""
+    other = state.clone()
+    others = [s for s in range(other.n) if s != seat]
+    pool = other.home_office + [c for s in others for c in other.hands[s]]
+    rng.shuffle(pool)
+    other.home_office = pool[: len(other.home_office)]
+    rest = pool[len(other.home_office) :]
+    for s in others:
+        size = len(other.hands[s])
+        other.hands[s], rest = sorted(rest[:size]), rest[size:]
+    other.rng = Rng(rng.next_u32())
+    other.legal_cache = None
+    return other
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bot_decides_on_its_view_only(name: str) -> None:
+    """Two copies of the bot, one fed the real game and one a copy differing only in hidden
+    cards (other hands, the deck order, the game's random stream), choose alike at every
+    decision of a whole game."""
+    seed = 23
+    state = new_state(3, seed, days=1, emergency_toolbox=True)
+    agents: list[Agent] = [RandomAgent(seat_seed(seed, s)) for s in range(3)]
+    real = REGISTRY[name].factory(99)
+    twin = REGISTRY[name].factory(99)
+    mix = Rng(5)
+    checked = 0
+    while not state.is_terminal():
+        seat = state.current_player()
+        if seat == 0:
+            intent = real.choose(state.view(0))
+            assert twin.choose(perturbed(state, 0, mix).view(0)) == intent
+            checked += 1
+        else:
+            intent = agents[seat].choose(state.view(seat))
+        state.apply(intent)
+    assert checked > 20
+
+
+def test_seat_view_hides_other_hands_and_the_deck() -> None:
+    state = new_state(3, 4, emergency_toolbox=True)
+    view = state.view(1)
+    board = view.board
+    assert board.hands[1] == state.hands[1]
+    for seat in (0, 2):
+        assert board.hands[seat] == [HIDDEN] * len(state.hands[seat])
+    assert board.home_office == [HIDDEN] * len(state.home_office)
+    assert board.departments == state.departments
+    with pytest.raises(TypeError):
+        board.legal_intents()
+    assert state.view(0).legal_intents() == [] or state.current_player() == 0
+    full = view.determinize(Rng(1))
+    assert full.hands[1] == state.hands[1]
+    assert sorted(full.home_office + full.hands[0] + full.hands[2]) == sorted(
+        state.home_office + state.hands[0] + state.hands[2]
+    )
+    full.apply(full.legal_intents()[0])  # playable
+
+
+# ---------------------------------------------------------------------------- the switching planner
+
+
+def siding_state() -> GameState:
+    """One office: a Depot between the Limits, the Running Track extended both ways, a
+    turnout at (0,-1) whose NE leg runs through a junction at (1,0) to a Freight House at
+    (1,1); westbound No. 3 on the A/D track with an empty boxcar at its east end."""
+    state = new_state(1, 3)
+    set_office(state, 0, "depot")
+    station = state.stations[0]
+    station.grid[(0, -2)] = station.grid.pop((0, -1))  # the Limits move outward (D-grid.7)
+    station.grid[(0, 2)] = station.grid.pop((0, 1))
+    lay_by_hand(state, 0, (0, -1), "turnout-right")
+    lay_by_hand(state, 0, (0, 1), "straight")
+    lay_by_hand(state, 0, (1, 0), "junction")
+    place_facility(state, 0, (1, 1), "freight-house", outbound=[LOADED_BOXCAR])
+    tray = put_tray_in_station(state, 0, OFFICE_CELL, train_id="train-3")
+    tray.consist = (ENGINE, *take_cars(state, [LOADED_COACH, EMPTY_BOXCAR]))
+    return state
+
+
+def test_move_graph_round_trip_to_the_freight_house() -> None:
+    state = siding_state()
+    graph = move_graph(CAT, state.stations[0])
+    assert round_trip(graph, (1, 1)) == 4
+    assert (1, 1) in graph[(0, -2)]
+
+
+def test_planner_spots_an_empty_boxcar_on_the_freight_house_within_six_moves() -> None:
+    state = siding_state()
+    state.apply(ChooseSwitch(0))
+    assert state.phase is Phase.SWITCHING and state.moves_left == 6
+    scorer = StationScorer(state, 0, want={(1, 1): {EMPTY_BOXCAR: [3.0]}})
+    plan = plan_switching(state.clone(), 0, state.moves_left, scorer)
+    assert 0 < len(plan.moves) <= 6
+    for move in plan.moves:
+        assert move in state.legal_intents()
+        state.apply(move)
+    station = state.stations[0]
+    assert station.cars.get((1, 1)) == (EMPTY_BOXCAR,)
+    tray = state.trays[0]
+    assert tray.cell == OFFICE_CELL and tray.consist == (ENGINE, LOADED_COACH)
+    assert not any(cell[0] == 0 for cell in station.cars)  # the Running Track is clear
+
+
+def test_freight_bot_chooses_to_switch_and_spots_the_car() -> None:
+    """In Local Operations the bot plans, chooses switching and plays the plan's Moves; the
+    Freight House's Laborers then load the boxcar over the next Cargo Phases."""
+    state = siding_state()
+    bot = FreightBot(1)
+    intent = bot.choose(state.view(0))
+    assert intent == ChooseSwitch(0)
+    state.apply(intent)
+    moves = 0
+    while state.phase is Phase.SWITCHING:
+        intent = bot.choose(state.view(0))
+        assert intent in state.legal_intents()
+        if isinstance(intent, EndSwitching):
+            assert moves and state.trays[0].cell == OFFICE_CELL  # home, in order
+        moves += isinstance(intent, MoveTray)
+        state.apply(intent)
+    assert 0 < moves <= 6
+    assert EMPTY_BOXCAR in state.stations[0].cars.get((1, 1), ())
+    assert state.trays[0].line != -1  # it highballed in this Stage's Mainline Phase
+    stages = state.stages_played
+    while state.revenue()[0] == 0 and state.stages_played < stages + 3:
+        state.apply(bot.choose(state.view(0)))  # green box -> MEN -> AT -> WORK -> the car
+    assert state.revenue()[0] == 1  # R9.3.1
+    assert LOADED_BOXCAR | 16 in state.stations[0].cars[(1, 1)]  # loaded here: flipped (R9.3.4)
+
+
+def test_planner_trailing_point_in_a_train_with_a_caboose() -> None:
+    """Appendix A.5's trailing point with a made-up train: westbound No. 5 on F, engine
+    west, an empty boxcar in the middle, a caboose at the rear; the planner leaves the boxcar
+    on the Freight House at C and brings the train back in order."""
+    state = new_state(1, 9)
+    station = state.stations[0]
+    set_office(state, 0, "depot")
+    station.grid[(0, -2)] = station.grid.pop((0, -1))
+    station.grid[(0, 2)] = station.grid.pop((0, 1))
+    lay_by_hand(state, 0, (0, -1), "turnout-right")
+    lay_by_hand(state, 0, (0, 1), "turnout-left", rotated=True)
+    lay_by_hand(state, 0, (1, -1), "straight")
+    lay_by_hand(state, 0, (1, 0), "junction")
+    place_facility(state, 0, (1, 1), "freight-house")
+    tray = put_tray_in_station(state, 0, OFFICE_CELL, train_id="train-5")
+    tray.consist = (ENGINE, *take_cars(state, [EMPTY_REEFER, EMPTY_BOXCAR, LOADED_COACH, CABOOSE_CODE]))
+    state.apply(ChooseSwitch(0))
+    scorer = StationScorer(state, 0, want={(1, 1): {EMPTY_BOXCAR: [3.0]}})
+    plan = plan_switching(state.clone(), 0, 6, scorer, beam=8, branch=6)
+    assert len(plan.moves) == 6  # the sixth Move ends the turn (R6.1.2): the train goes on
+    for move in plan.moves:
+        assert move in state.legal_intents()
+        state.apply(move)
+    assert state.stations[0].cars.get((1, 1)) == (EMPTY_BOXCAR,)
+    tray = state.trays[0]
+    assert tray.line != -1, "it highballed in order from the A/D track (R8.1.2)"
+    assert tray.consist == (ENGINE, EMPTY_REEFER, LOADED_COACH, CABOOSE_CODE)
+
+
+# ---------------------------------------------------------------------------- train sense
+
+
+def test_eta_and_expected_visits() -> None:
+    state = new_state(3, 2)
+    tray = put_tray_in_station(state, 0, OFFICE_CELL, train_id="train-2")  # eastbound
+    office = state.office_of_seat[0]
+    index = state.trays.index(tray)
+    assert eta(state, index, office) == 0
+    if office < 2:
+        expected = 1 + CAT.cards[state.mainline[office + 1]].regions
+        assert eta(state, index, office + 1) == expected
+    if office > 0:
+        assert eta(state, index, office - 1) is None  # it runs away from there
+    give_card(state, 0, CAT.by_id["train-1"])
+    assert 0 < expected_visits(state, office, CAT.by_id["train-1"]) <= 1
+
+
+def test_dispatcher_holds_a_following_train_onto_a_taken_start_region() -> None:
+    """R8.1.4: a train ahead sits on the Start region: no clearance (R10.1 would charge it)."""
+    state = new_state(2, 6)
+    put_train_on_line(state, 0, 0, "train-2")  # eastbound, on the Start region of Mainline 0
+    put_train_at_dp(state, "train-4")  # eastbound, waiting at the West Division Point
+    state.phase = Phase.CLEARANCE
+    state.actor = state.fedora
+    state.mainline_queue = [i for i, t in enumerate(state.trays) if t.at_dp]
+    assert following_gap(state) == 0
+    for cls in (PassengerBot, FreightBot, DispatcherBot):
+        bot: Callable[[int], Agent] = cls
+        assert bot(1).choose(state.view(state.fedora)).clear is False  # type: ignore[attr-defined]
+
+
+def test_bots_always_play_a_red_flag_they_are_offered() -> None:
+    state = new_state(2, 6, emergency_toolbox=True)
+    state.phase = Phase.RED_FLAG
+    state.actor = 1
+    for cls in (PassengerBot, FreightBot, DispatcherBot):
+        assert cls(3).choose(state.view(1)) == RedFlag(1, True)
+
+
+def danger_state() -> tuple[GameState, int]:
+    """Seat 0's Depot (one A/D track) holds eastbound No. 2: westbound No. 3 is on the last
+    region of the Mainline card east of it, so No. 2 may not leave (R8.1.3) and No. 3 will
+    arrive to a full Office in this Stage's Mainline Phase (R8.2.3). A siding at (1, 0) is two
+    Moves away. Returns the state at seat 0's Local Operations turn and the office."""
+    state = new_state(2, 8)
+    seat = 0
+    office = state.office_of_seat[seat]
+    set_office(state, seat, "depot")
+    station = state.stations[office]
+    station.grid[(0, -2)] = station.grid.pop((0, -1))
+    lay_by_hand(state, office, (0, -1), "turnout-right")
+    lay_by_hand(state, office, (1, 0), "junction")
+    put_tray_in_station(state, seat, OFFICE_CELL, train_id="train-2")
+    put_train_on_line(state, office + 1, 0, "train-3")
+    while state.current_player() != seat:
+        state.apply(
+            state.legal_intents()[0] if state.phase is not Phase.LOCAL_OPS else Pass(state.current_player())
+        )
+    assert state.phase is Phase.LOCAL_OPS
+    return state, office
+
+
+def play_stage(state: GameState, bot: Agent, seat: int) -> None:
+    """The bot plays seat ``seat``, everyone else passes, until the Cargo Phase or the next Stage."""
+    stages = state.stages_played
+    while state.stages_played == stages and state.phase is not Phase.CARGO:
+        who = state.current_player()
+        if who == seat:
+            state.apply(bot.choose(state.view(seat)))
+        else:
+            state.apply(passive_intent(state))
+
+
+def test_dispatcher_parks_a_held_train_on_its_siding_before_an_arrival() -> None:
+    """R8.2.3: the dispatcher foresees the arrival into a full Office, switches the held train
+    onto its siding, and nobody collides; the passenger operator, which does not look, pays."""
+    state, office = danger_state()
+    play_stage(state, DispatcherBot(2), 0)
+    assert state.revenue()[0] == 0
+    trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
+    assert trains == {"train-2": (1, 0), "train-3": OFFICE_CELL}
+
+    state, office = danger_state()
+    play_stage(state, PassengerBot(2), 0)
+    assert state.revenue()[0] == -5
