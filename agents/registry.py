@@ -121,6 +121,14 @@ def bot_label(text: str) -> str:
     return f"{spec.name}@{spec.version}" + (f"({args})" if args else "")
 
 
+def bot_name(text: str) -> str:
+    """A short name of spec text for tables and plots: ``name@version`` and only the
+    parameters that differ from the defaults (``bot_label`` gives them all)."""
+    spec, params = parse_bot(text)
+    args = ",".join(f"{key}={value}" for key, value in params.items() if value != spec.params[key])
+    return f"{spec.name}@{spec.version}" + (f"({args})" if args else "")
+
+
 def make_bot(text: str, seed: int) -> Agent:
     """The bot of spec text (``"random"``, ``"name:key=value,..."``) with its own 32-bit seed."""
     spec, params = parse_bot(text)

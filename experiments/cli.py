@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from agents import REGISTRY, BotSpecError, make_bot, play_game, seat_seed, split_bot_list
+from agents import REGISTRY, BotSpecError, bot_label, bot_name, make_bot, play_game, seat_seed, split_bot_list
 from experiments import tournament as tour
 from experiments.ledger import LEDGER_KINDS
 from sm_env.core.config import GameConfig, HouseRules, Mode
@@ -32,6 +32,8 @@ from sm_env.core.intents import Intent
 from sm_env.core.replay import Replay, load_replay
 from sm_env.core.state import CLOCK, Event, GameState
 from sm_env.core.text import event_text, render_division, render_station
+
+DEMO_BOTS = ("passenger", "freight", "dispatcher")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,7 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="station-master", description="Station Master rules engine.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="play a full game of random bots and print it")
+    bots = ", ".join(sorted(REGISTRY))
+    demo = sub.add_parser("demo", help="play a full game of bots and print it")
     demo.add_argument("--seed", type=int, default=1, help="game seed, 0..4294967295 (default 1)")
     demo.add_argument("--offices", type=int, default=3, help="offices (seats), 1..6 (default 3)")
     demo.add_argument("--days", type=int, default=1, help="days to play (default 1)")
@@ -65,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"switch on a house rule (repeatable): {', '.join(HouseRules.names())}",
     )
+    demo.add_argument(
+        "--bots",
+        default=",".join(DEMO_BOTS),
+        metavar="SPECS",
+        help=f"bots for the seats, in turn (default {','.join(DEMO_BOTS)}; known: {bots})",
+    )
     demo.add_argument("--json", action="store_true", help="print only a JSON summary")
     demo.add_argument("--save-replay", metavar="FILE", help="write the game's replay file")
 
@@ -72,7 +81,6 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="replay file written by demo --save-replay")
     replay.add_argument("--verify", action="store_true", help="check the final state hash it records")
 
-    bots = ", ".join(sorted(REGISTRY))
     match = sub.add_parser("tournament", help="play bots against each other in every seat and rate them")
     match.add_argument(
         "--bots",
@@ -135,10 +143,14 @@ def _demo(args: argparse.Namespace) -> int:
         mode=Mode(args.mode),
         house_rules=HouseRules.from_names(args.house_rule),
     )
+    specs = split_bot_list(args.bots)
+    seat_bots = [specs[seat % len(specs)] for seat in range(config.offices)]
+    agents = [make_bot(spec, seat_seed(args.seed, seat)) for seat, spec in enumerate(seat_bots)]
     state = new_game(config, args.seed)
-    agents = [make_bot("random", seat_seed(args.seed, seat)) for seat in range(config.offices)]
     counts: Counter[str] = Counter()
-    console = None if args.json else Console(highlight=False, soft_wrap=True)
+    # Piped output gets room for the final table (rich assumes 80 columns off a terminal).
+    width = None if sys.stdout.isatty() else 120
+    console = None if args.json else Console(highlight=False, soft_wrap=True, width=width)
     printer = _StagePrinter(console)
 
     def drain(state: GameState, _: Intent | None = None) -> None:
@@ -165,7 +177,9 @@ def _demo(args: argparse.Namespace) -> int:
             "days": config.days,
             "mode": config.mode.value,
             "house_rules": config.house_rules.to_dict(),
+            "bots": [bot_label(spec) for spec in seat_bots],
             "revenue": list(state.revenue()),
+            "revenue_by_kind": [_revenue_by_kind(state, seat) for seat in range(config.offices)],
             "revenue_by_rule": [_revenue_by_rule(state, seat) for seat in range(config.offices)],
             "winners": list(state.winners()),
             "events": dict(sorted(counts.items())),
@@ -178,7 +192,7 @@ def _demo(args: argparse.Namespace) -> int:
     console.print(render_division(state), markup=False)
     for office in range(config.offices):
         console.print(render_station(state, office), markup=False)
-    _print_revenue(console, state)
+    _print_revenue(console, state, [bot_name(spec) for spec in seat_bots])
     console.print(f"{state.stages_played} stages, {len(decisions)} decisions; final state hash {final_hash}")
     if args.save_replay:
         console.print(f"replay written to {args.save_replay}")
@@ -215,21 +229,32 @@ def _revenue_by_rule(state: GameState, seat: int) -> dict[str, int]:
     return dict(sorted(totals.items()))
 
 
-def _print_revenue(console: Console, state: GameState) -> None:
-    """Each seat's revenue, with the ledger's entries counted by kind (R2.4.7)."""
-    table = Table(title="Final revenue")
-    for name in ("seat", "office", *(name for name, _ in LEDGER_KINDS), "revenue"):
-        table.add_column(name, justify="right", min_width=len(name))
-    table.add_column("")
+def _revenue_by_kind(state: GameState, seat: int) -> dict[str, dict[str, int]]:
+    """How a seat earned its revenue: per kind of ledger entry, how many and how much (R2.4.7)."""
+    out = {}
+    for kind, rules in LEDGER_KINDS:
+        entries = [e for e in state.ledger if e.seat == seat and e.rule in rules]
+        out[kind] = {"count": len(entries), "revenue": sum(e.amount for e in entries)}
+    return out
+
+
+def _print_revenue(console: Console, state: GameState, bots: Sequence[str]) -> None:
+    """Each seat's bot and revenue, and how it was earned: per kind of ledger entry, how many
+    and their revenue (R2.4.7)."""
+    table = Table(title="Final revenue: count (revenue) by kind")
+    table.add_column("seat", justify="right")
+    table.add_column("bot", no_wrap=True)
+    for name in ("office", *(name for name, _ in LEDGER_KINDS), "revenue"):
+        table.add_column(name, justify="right")
+    table.add_column("", no_wrap=True)
     winners = state.winners()
     for seat, revenue in enumerate(state.revenue()):
-        counts = [
-            sum(1 for e in state.ledger if e.seat == seat and e.rule in rules) for _, rules in LEDGER_KINDS
-        ]
+        kinds = _revenue_by_kind(state, seat)
         table.add_row(
             str(seat),
+            bots[seat],
             str(state.office_of_seat[seat]),
-            *(str(count) for count in counts),
+            *(f"{k['count']} ({k['revenue']:+d})" if k["count"] else "0" for k in kinds.values()),
             str(revenue),
             "winner" if seat in winners else "",
         )
@@ -285,7 +310,7 @@ def _summary_table(summaries: Sequence[tour.BotSummary]) -> Table:
         mean, low, high = s.revenue
         p, p_low, p_high = s.win_rate
         table.add_row(
-            s.bot,
+            s.name,
             str(s.games),
             str(s.seat_games),
             f"{mean:.2f} " + ("(one deal)" if math.isnan(low) else f"({low:.2f}..{high:.2f})"),

@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
-from agents import Agent, bot_label, make_bot, play_game, seat_seed
+from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
 from experiments.ledger import LEDGER_KINDS
 from experiments.stats import Rating, mean_ci, rate_games, wilson
 from sm_env.core.config import GameConfig
@@ -106,6 +106,10 @@ class Tournament:
 
     def labels(self) -> dict[str, str]:
         return {bot: bot_label(bot) for bot in self.bots}
+
+    def names(self) -> dict[str, str]:
+        """Label -> the short name tables and plots show."""
+        return {bot_label(bot): bot_name(bot) for bot in self.bots}
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,7 @@ def write_csv(
 @dataclass(frozen=True)
 class BotSummary:
     bot: str  # the label: name@version(params)
+    name: str  # the short name: name@version and the parameters not at their defaults
     games: int  # games it sat in
     seat_games: int  # seats it played: twice in one game counts twice
     deals: int
@@ -268,7 +273,7 @@ def summarize(
     tournament: Tournament, seating_list: Sequence[Seating], results: Sequence[GameResult]
 ) -> list[BotSummary]:
     """Per bot label, the statistics of the module docstring, best rating first."""
-    labels = tournament.labels()
+    labels, names = tournament.labels(), tournament.names()
     by_deal: dict[str, defaultdict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     games: defaultdict[str, int] = defaultdict(int)
     wins: defaultdict[str, int] = defaultdict(int)
@@ -298,6 +303,7 @@ def summarize(
         summaries.append(
             BotSummary(
                 bot=label,
+                name=names[label],
                 games=games[label],
                 seat_games=seat_games,
                 deals=len(deals),
@@ -344,6 +350,7 @@ def summary_json(
         "summary": [
             {
                 "bot": s.bot,
+                "name": s.name,
                 "games": s.games,
                 "seat_games": s.seat_games,
                 "revenue": {"mean": s.revenue[0], "low": num(s.revenue[1]), "high": num(s.revenue[2])},
@@ -372,7 +379,7 @@ def plot(path: str | Path, summaries: Sequence[BotSummary]) -> None:
     rating.errorbar(
         [s.rating.mu for s in rows], y, xerr=[3 * s.rating.sigma for s in rows], fmt="o", capsize=4
     )
-    rating.set(title="openskill rating: mu ± 3 sigma", yticks=list(y), yticklabels=[s.bot for s in rows])
+    rating.set(title="openskill rating: mu ± 3 sigma", yticks=list(y), yticklabels=[s.name for s in rows])
     low = [0.0 if math.isnan(s.revenue[1]) else s.revenue[0] - s.revenue[1] for s in rows]
     high = [0.0 if math.isnan(s.revenue[2]) else s.revenue[2] - s.revenue[0] for s in rows]
     revenue.errorbar([s.revenue[0] for s in rows], y, xerr=[low, high], fmt="o", capsize=4)

@@ -57,7 +57,7 @@ def test_demo_json_with_house_rules_and_coop(capsys: pytest.CaptureFixture[str])
     assert summary["mode"] == "coop"
     assert summary["house_rules"]["sister_trains"] and summary["house_rules"]["employee_rotation"]
     assert not summary["house_rules"]["reduced_visibility"]
-    assert summary["winners"] == []  # no revenue yet: the team misses the target
+    assert summary["winners"] == []  # the team misses the target
 
 
 def test_save_replay_then_verify(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -200,3 +200,24 @@ def test_demo_json_revenue_by_rule_adds_up_to_the_revenue(capsys: pytest.Capture
     by_rule = summary["revenue_by_rule"]
     assert [sum(rules.values()) for rules in by_rule] == summary["revenue"]
     assert any(by_rule), "seed 6 has revenue changes to show"
+
+
+def test_demo_seats_the_heuristic_bots_and_says_how_revenue_was_earned(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "demo", "--seed", "1", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert [label.split("(")[0] for label in summary["bots"]] == ["passenger@1", "freight@1", "dispatcher@1"]
+    kinds = summary["revenue_by_kind"]
+    assert set(kinds[0]) == {"boarded", "detrained", "loaded", "unloaded", "collisions"}
+    assert sum(k["revenue"] for seat in kinds for k in seat.values()) == sum(summary["revenue"])
+    code, text, _ = run(capsys, "demo", "--seed", "1")
+    assert "passenger@1" in text and "count (revenue) by kind" in text
+
+
+def test_demo_plays_random_bots_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo", "--seed", "2", "--bots", "random", "--json")
+    assert code == 0 and json.loads(out)["bots"] == ["random@1"] * 3
+    code, _, err = run(capsys, "demo", "--bots", "nobody")
+    assert code == 2 and "unknown bot 'nobody'" in err
