@@ -60,14 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--days", type=int, default=1, help="days to play (default 1)")
     demo.add_argument("--target", type=int, default=None, help="target revenue that ends the game")
     demo.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.COMPETITIVE.value)
-    demo.add_argument(
-        "--house-rule",
-        action="append",
-        default=[],
-        choices=HouseRules.names(),
-        metavar="NAME",
-        help=f"switch on a house rule (repeatable): {', '.join(HouseRules.names())}",
-    )
+    _add_house_rule_option(demo)
     demo.add_argument(
         "--bots",
         default=",".join(DEMO_BOTS),
@@ -115,14 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--plot", metavar="FILE.png", help="ratings and revenue chart (default: the CSV's name, .png)"
     )
-    match.add_argument(
-        "--house-rule",
-        action="append",
-        default=[],
-        choices=HouseRules.names(),
-        metavar="NAME",
-        help=f"switch on a house rule (repeatable): {', '.join(HouseRules.names())}",
-    )
+    _add_house_rule_option(match)
     match.add_argument("--json", action="store_true", help="print only a JSON summary")
     match.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
@@ -133,6 +119,17 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
+
+
+def _add_house_rule_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--house-rule",
+        action="append",
+        default=[],
+        choices=HouseRules.names(),
+        metavar="NAME",
+        help=f"switch on a house rule (repeatable): {', '.join(HouseRules.names())}",
+    )
 
 
 def _demo(args: argparse.Namespace) -> int:
