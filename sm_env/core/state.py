@@ -386,7 +386,8 @@ class SeatView:
             raise ValueError(f"seat {seat} is not a seat of this game (0..{state.n - 1})")
         self.seat = seat
         self._rules = state.rules
-        self._legal = state.legal_intents() if state.current_player() == seat else []
+        # The bot's own copy: whatever it does to the list leaves the state's choices alone.
+        self._legal = list(state.legal_intents()) if state.current_player() == seat else []
         board = state.clone()
         board.rules = _UNPLAYABLE
         board.rng = Rng(0)
