@@ -115,7 +115,8 @@ def play_random(state: GameState, seed: int, steps: int | None = None, check: bo
     agents = bots(seed, state.n)
     decisions: list[Intent] = []
     while not state.is_terminal() and (steps is None or len(decisions) < steps):
-        intent = agents[state.current_player()].choose(state)
+        seat = state.current_player()
+        intent = agents[seat].choose(state.view(seat))
         state.apply(intent)
         decisions.append(intent)
         if check:

@@ -33,7 +33,8 @@ def hashes_of_bot_game(state: GameState, seed: int) -> tuple[list[Intent], list[
     agents = bots(seed, state.n)
     decisions, hashes = [], [state.state_hash()]
     while not state.is_terminal():
-        intent = agents[state.current_player()].choose(state)
+        seat = state.current_player()
+        intent = agents[seat].choose(state.view(seat))
         state.apply(intent)
         decisions.append(intent)
         hashes.append(state.state_hash())

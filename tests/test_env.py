@@ -25,7 +25,7 @@ from sm_env.aec import raw_env
 from sm_env.core.errors import ConfigError
 from sm_env.core.intents import MoveTray
 from sm_env.core.phases import Phase
-from sm_env.core.state import GameState
+from sm_env.core.state import GameState, SeatView
 from sm_env.core.text import describe
 from sm_env.single_agent import StationMasterEnv
 
@@ -901,9 +901,9 @@ class CountingRandomAgent(RandomAgent):
         super().__init__(seed)
         self.calls = 0
 
-    def choose(self, state: GameState) -> Any:
+    def choose(self, view: SeatView) -> Any:
         self.calls += 1
-        return super().choose(state)
+        return super().choose(view)
 
 
 class CallablePolicy:
@@ -938,7 +938,7 @@ def run_episode(env: StationMasterEnv, seed: int) -> tuple[float, dict[str, Any]
 
 @pytest.mark.parametrize("kind", ["random", "choose", "callable", "dict"])
 def test_single_agent_opponent_kinds(kind: str) -> None:
-    """Opponents may be None (random), bots with ``choose(state)``, ``(obs, mask) -> action``
+    """Opponents may be None (random), bots with ``choose(view)``, ``(obs, mask) -> action``
     callables, or a dict of any of these per agent; each plays its seats to the game end."""
     offices = 4
     size = sm_env.raw_env(num_offices=offices).encoder.size
