@@ -408,13 +408,9 @@ class HeuristicBot:
         return 0.0
 
     def expected_draw(self, view: SeatView, board: GameState) -> float:
-        """Mean value of a Home Office card: the unseen cards (other hands and the deck) are
-        the same multiset in every determinization, so one deal gives it exactly."""
-        state = view.determinize(self.rng)
-        pool = list(state.home_office)
-        for seat, hand in enumerate(state.hands):
-            if seat != view.seat:
-                pool.extend(hand)
+        """Mean value of a Home Office card, over the cards the seat cannot see (other hands
+        and the deck): one of them is the card drawn."""
+        pool = view.unseen_cards()
         if not pool:
             return 0.0
         return sum(self.card_value(board, view.seat, c) for c in pool) / len(pool)
