@@ -24,7 +24,7 @@ from rich.table import Table
 
 from agents import REGISTRY, BotSpecError, bot_label, bot_name, make_bot, play_game, seat_seed, split_bot_list
 from experiments import tournament as tour
-from experiments.ledger import LEDGER_KINDS
+from experiments.ledger import LEDGER_KINDS, tally
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, ReplayError
@@ -230,8 +230,8 @@ def _revenue_by_kind(state: GameState, seat: int) -> dict[str, dict[str, int]]:
     """How a seat earned its revenue: per kind of ledger entry, how many and how much (R2.4.7)."""
     out = {}
     for kind, rules in LEDGER_KINDS:
-        entries = [e for e in state.ledger if e.seat == seat and e.rule in rules]
-        out[kind] = {"count": len(entries), "revenue": sum(e.amount for e in entries)}
+        count, revenue = tally(state, seat, rules)
+        out[kind] = {"count": count, "revenue": revenue}
     return out
 
 

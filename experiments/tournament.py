@@ -44,7 +44,7 @@ from typing import IO, Any
 from tqdm import tqdm
 
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
-from experiments.ledger import LEDGER_KINDS
+from experiments.ledger import LEDGER_KINDS, tally
 from experiments.stats import Rating, mean_ci, rate_games, wilson
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
@@ -158,20 +158,14 @@ def play_one(job: Job) -> GameResult:
     wall = time.perf_counter() - start
     seats = range(config.offices)
 
-    def ledger(rules: tuple[str, ...], amount: bool) -> tuple[int, ...]:
-        return tuple(
-            sum(e.amount if amount else 1 for e in state.ledger if e.seat == seat and e.rule in rules)
-            for seat in seats
-        )
-
     return GameResult(
         deal=deal,
         seating=seating,
         game_seed=game_seed,
         revenue=state.revenue(),
         winners=state.winners(),
-        collisions=ledger(_COLLISIONS, amount=False),
-        by_source=tuple(ledger(rules, amount=True) for _, rules in _SOURCES),
+        collisions=tuple(tally(state, seat, _COLLISIONS)[0] for seat in seats),
+        by_source=tuple(tuple(tally(state, seat, rules)[1] for seat in seats) for _, rules in _SOURCES),
         stages_played=state.stages_played,
         decisions=len(decisions),
         seat_decisions=tuple(t.decisions for t in timed),
