@@ -34,6 +34,7 @@ from sm_env.core.intents import Cell, DrawHomeOffice, Intent, Pass
 from sm_env.core.phases import SEAT_TURN_PHASES, Phase
 from sm_env.core.pieces import Boxes, Station, Tray
 from sm_env.core.revenue import earn
+from sm_env.core.rng import Rng
 from sm_env.core.state import GameState
 from sm_env.core.trains import free_tray, spec_of
 
@@ -344,6 +345,21 @@ def assert_invariants(state: GameState) -> None:
     assert len(on_chart) == len(set(on_chart))
     assert all(cat.cards[card].kind is CardKind.TRAIN for card in on_chart)
     assert all(cat.cards[card].kind is CardKind.EXTRA_TRAIN for card, _ in state.pending_extras)
+
+
+def hide_differently(state: GameState, seat: int, rng: Rng) -> GameState:
+    """The same game but for what ``seat`` cannot see (D-view.1): the other hands and the Home
+    Office dealt again from the same cards, and another random stream."""
+    other = state.clone()
+    pool = [card for s, hand in enumerate(other.hands) if s != seat for card in hand] + other.home_office
+    rng.shuffle(pool)
+    for s, hand in enumerate(other.hands):
+        if s != seat:
+            other.hands[s] = sorted(pool.pop() for _ in hand)
+    other.home_office = pool
+    other.rng = Rng(rng.next_u32())
+    other.legal_cache = None
+    return other
 
 
 def frozen(state: GameState) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from conftest import (
     ENGINE,
     OFFICE_CELL,
     give_card,
+    hide_differently,
     lay_by_hand,
     new_state,
     place_facility,
@@ -145,23 +146,6 @@ def test_bot_is_deterministic_for_a_seed(name: str) -> None:
 # ---------------------------------------------------------------------------- the seat view
 
 
-def perturbed(state: GameState, seat: int, rng: Rng) -> GameState:
-    """The same game but for what the seat cannot see: the Home Office order and which hidden
-    cards the other seats hold."""
-    other = state.clone()
-    others = [s for s in range(other.n) if s != seat]
-    pool = other.home_office + [c for s in others for c in other.hands[s]]
-    rng.shuffle(pool)
-    other.home_office = pool[: len(other.home_office)]
-    rest = pool[len(other.home_office) :]
-    for s in others:
-        size = len(other.hands[s])
-        other.hands[s], rest = sorted(rest[:size]), rest[size:]
-    other.rng = Rng(rng.next_u32())
-    other.legal_cache = None
-    return other
-
-
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_bot_decides_on_its_view_only(name: str) -> None:
     """Two copies of the bot, one fed the real game and one a copy differing only in hidden
@@ -178,7 +162,7 @@ def test_bot_decides_on_its_view_only(name: str) -> None:
         seat = state.current_player()
         if seat == 0:
             intent = real.choose(state.view(0))
-            assert twin.choose(perturbed(state, 0, mix).view(0)) == intent
+            assert twin.choose(hide_differently(state, 0, mix).view(0)) == intent
             checked += 1
         else:
             intent = agents[seat].choose(state.view(seat))

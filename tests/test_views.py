@@ -13,6 +13,7 @@ from conftest import (
     bots,
     card_counts,
     expected_card_counts,
+    hide_differently,
     new_state,
     play_random,
 )
@@ -27,21 +28,6 @@ def _mid_game(offices: int, seed: int, steps: int, **rules: bool) -> GameState:
     play_random(state, seed, steps=steps)
     assert not state.is_terminal()
     return state
-
-
-def _hide_differently(state: GameState, seat: int, rng: Rng) -> GameState:
-    """The same game but for what ``seat`` cannot see: the other hands and the Home Office
-    dealt again from the same cards, and another random stream."""
-    other = state.clone()
-    pool = [card for s, hand in enumerate(other.hands) if s != seat for card in hand] + other.home_office
-    rng.shuffle(pool)
-    for s, hand in enumerate(other.hands):
-        if s != seat:
-            other.hands[s] = sorted(pool.pop() for _ in hand)
-    other.home_office = pool
-    other.rng = Rng(rng.next_u32())
-    other.legal_cache = None
-    return other
 
 
 CASES = [(offices, seed, steps) for offices in (2, 3, 5) for seed in (1, 2) for steps in (5, 40, 110)]
@@ -72,7 +58,7 @@ def test_d_view_1_states_differing_only_in_hidden_cards_give_equal_views(
     bot's choice is the same for both."""
     state = _mid_game(offices, seed, steps, emergency_toolbox=True)
     seat = state.current_player()
-    other = _hide_differently(state, seat, Rng(seed))
+    other = hide_differently(state, seat, Rng(seed))
     assert other.state_hash() != state.state_hash()
     assert other.view(seat) == state.view(seat)
     for bot_seed in range(5):

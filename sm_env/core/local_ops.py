@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import insort
 from typing import TYPE_CHECKING
 
-from sm_env.core.card_play import HAND_LIMIT
+from sm_env.core.card_play import CARD_PLAY, HAND_LIMIT
 from sm_env.core.cargo import capacity_bonus, facility_spec, room
 from sm_env.core.cars import N_CAR_CODES, car_name, car_type
 from sm_env.core.catalogue import FacilitySpec
@@ -41,7 +41,6 @@ MOVES_AT_NIGHT = 5  # RB.1
 
 LOCAL_OPS = Due(Phase.LOCAL_OPS, EMPTY)
 SWITCHING = Due(Phase.SWITCHING, EMPTY)
-CARD_PLAY = Due(Phase.CARD_PLAY, EMPTY)
 
 
 # ---------------------------------------------------------------------------- the turn
