@@ -481,35 +481,21 @@ def _check_clock(state: GameState) -> None:
         )
 
 
-def _card_places(state: GameState) -> list[tuple[int, str]]:
-    """Every card copy in the game, with where it lies."""
-    cards = state.catalogue.cards
-    out = [(card, f"hands[{seat}]") for seat, hand in enumerate(state.hands) for card in hand]
-    out += [(card, "home_office") for card in state.home_office]
-    out += [(card, f"departments[{d}]") for d, dept in enumerate(state.departments) for card in dept]
-    out += [(card, "salvage") for card in state.salvage]
-    out += [(card, "set_aside") for card in state.set_aside]
-    out += [
-        (card, f"stations[{office}].grid {list(cell)}")
-        for office, station in enumerate(state.stations)
-        for cell, (card, _) in station.grid.items()
-    ]
-    out += [(card, f"timetable[{slot}]") for slot, card in enumerate(state.timetable) if card != EMPTY]
-    out += [(card, f"pending_extras[{i}]") for i, (card, _) in enumerate(state.pending_extras)]
-    out += [
-        (tray.train, f"trays[{i}]")
-        for i, tray in enumerate(state.trays)
-        if tray.train != EMPTY and cards[tray.train].kind is CardKind.EXTRA_TRAIN  # timetabled: on the chart
-    ]
-    out += [(card, f"mainline[{line}]") for line, card in enumerate(state.mainline)]
-    return out
+def _place_name(area: str, key: Any) -> str:
+    """Where a card lies, as a snapshot path: ``hands[1]``, ``stations[0].grid [1, 2]``."""
+    if key is None:
+        return area
+    if area == "stations":
+        office, cell = key
+        return f"stations[{office}].grid {list(cell)}"
+    return f"{area}[{key}]"
 
 
 def _check_cards(state: GameState) -> None:
     """Every card copy of the catalogue in exactly one place."""
     places: dict[int, list[str]] = {}
-    for index, place in _card_places(state):
-        places.setdefault(index, []).append(place)
+    for index, area, key in state.card_places():
+        places.setdefault(index, []).append(_place_name(area, key))
     for card in state.catalogue.cards:
         found = places.get(card.index, [])
         if len(found) != card.count:

@@ -337,24 +337,42 @@ class GameState:
         """What ``seat`` may know now (``SeatView``)."""
         return SeatView(self, seat)
 
-    def visible_cards(self, seat: int) -> Counter[int]:
-        """Card copies ``seat`` can see or infer: its hand and everything face up or on the
-        table (the set-aside cards are the catalogue's leftovers, so they are known too)."""
-        seen: Counter[int] = Counter(self.hands[seat])
-        for dept in self.departments:
-            seen.update(dept)
-        seen.update(self.salvage)
-        seen.update(self.set_aside)
-        for station in self.stations:
-            seen.update(card for card, _rotated in station.grid.values())
-        seen.update(card for card in self.timetable if card != EMPTY)
-        seen.update(card for card, _seat in self.pending_extras)
+    def card_places(self) -> list[tuple[int, str, Any]]:
+        """Every card copy in the game as (card, area, key): the area's name and where in it
+        (a seat, a Department, an (office, cell), a slot, a tray, a Mainline card; None for a
+        single pile)."""
         cards = self.catalogue.cards
-        seen.update(
-            t.train for t in self.trays if t.train != EMPTY and cards[t.train].kind is CardKind.EXTRA_TRAIN
+        out: list[tuple[int, str, Any]] = [
+            (card, "hands", seat) for seat, hand in enumerate(self.hands) for card in hand
+        ]
+        out += [(card, "home_office", None) for card in self.home_office]
+        out += [(card, "departments", d) for d, dept in enumerate(self.departments) for card in dept]
+        out += [(card, "salvage", None) for card in self.salvage]
+        out += [(card, "set_aside", None) for card in self.set_aside]
+        out += [
+            (card, "stations", (office, cell))
+            for office, station in enumerate(self.stations)
+            for cell, (card, _rotated) in station.grid.items()
+        ]
+        out += [(card, "timetable", slot) for slot, card in enumerate(self.timetable) if card != EMPTY]
+        out += [(card, "pending_extras", i) for i, (card, _seat) in enumerate(self.pending_extras)]
+        out += [
+            (tray.train, "trays", i)
+            for i, tray in enumerate(self.trays)
+            if tray.train != EMPTY
+            and cards[tray.train].kind is CardKind.EXTRA_TRAIN  # timetabled: on the chart
+        ]
+        out += [(card, "mainline", line) for line, card in enumerate(self.mainline)]
+        return out
+
+    def visible_cards(self, seat: int) -> Counter[int]:
+        """Card copies ``seat`` can see or infer: every place but the Home Office and the other
+        hands (the set-aside cards are the catalogue's leftovers, so they are known too)."""
+        return Counter(
+            card
+            for card, area, key in self.card_places()
+            if area != "home_office" and not (area == "hands" and key != seat)
         )
-        seen.update(self.mainline)
-        return seen
 
 
 class _Unplayable:
