@@ -22,6 +22,7 @@ from sm_env.core.intents import Discard, EndTurn, Intent, PlaceCard, PlaceModifi
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes
 from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY
+from sm_env.core.text import card_name
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -87,9 +88,7 @@ def play_problem(state: GameState, seat: int, card: int) -> tuple[str, str] | No
 
 def _check_holds(state: GameState, seat: int, card: int, rule: str) -> None:
     if card not in state.hands[seat]:
-        cards = state.catalogue.cards
-        name = cards[card].name if 0 <= card < len(cards) else f"card #{card}"
-        raise IllegalIntent(rule, f"seat {seat} holds no {name}")
+        raise IllegalIntent(rule, f"seat {seat} holds no {card_name(state.catalogue, card)}")
 
 
 def apply_play_card(state: GameState, intent: PlayCard) -> Next:

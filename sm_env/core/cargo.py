@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sm_env.core.cars import COACH, ENGINE, FLIPPED, N_CAR_CODES, car_name, car_type
-from sm_env.core.catalogue import FacilitySpec
+from sm_env.core.catalogue import FacilitySpec, ModifierSpec
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Board, Cell, Detrain, EndCargo, Intent, Labor, Spot
 from sm_env.core.phases import Due, Next, Phase, Step
@@ -44,15 +44,20 @@ def facility_spec(state: GameState, station: Station, cell: Cell) -> FacilitySpe
     return facility
 
 
-def capacity_bonus(state: GameState, station: Station, cell: Cell) -> int:
-    """R9.0.3: the capacity the Modifiers serving this facility add."""
-    bonus = 0
+def serving_modifiers(state: GameState, station: Station, cell: Cell) -> list[ModifierSpec]:
+    """R9.0.3: the Modifiers laid to serve the facility on ``cell``."""
+    out = []
     for modifier_cell, served in station.modifiers.items():
         if served == cell:
             spec = state.catalogue.cards[station.grid[modifier_cell][0]].modifier
             assert spec is not None
-            bonus += spec.capacity
-    return bonus
+            out.append(spec)
+    return out
+
+
+def capacity_bonus(state: GameState, station: Station, cell: Cell) -> int:
+    """R9.0.3: the capacity the Modifiers serving this facility add."""
+    return sum(spec.capacity for spec in serving_modifiers(state, station, cell))
 
 
 def room(facility: FacilitySpec, boxes: Boxes, outbound: bool, bonus: int = 0) -> int:
@@ -74,12 +79,10 @@ def workers(state: GameState, station: Station, cell: Cell) -> int:
     """Laborers of a freight facility or Porters of a passenger one, with the Modifiers that
     serve it (R9.1.4, R9.1.5, R9.0.3)."""
     spec = facility_spec(state, station, cell)
-    count = spec.laborers if spec.category == "freight" else spec.porters
-    for modifier_cell, served in station.modifiers.items():
-        if served == cell:
-            modifier = state.catalogue.cards[station.grid[modifier_cell][0]].modifier
-            assert modifier is not None
-            count += modifier.laborers if spec.category == "freight" else modifier.porters
+    freight = spec.category == "freight"
+    count = spec.laborers if freight else spec.porters
+    for modifier in serving_modifiers(state, station, cell):
+        count += modifier.laborers if freight else modifier.porters
     return count
 
 

@@ -47,8 +47,7 @@ class _Formatter(string.Formatter):
         return str(super().format_field(value, format_spec))
 
     def card(self, card: int) -> str:
-        cards = self.catalogue.cards
-        return cards[card].name if type(card) is int and 0 <= card < len(cards) else f"card #{card}"
+        return card_name(self.catalogue, card)
 
     def top(self, department: int) -> str:
         if (
@@ -58,6 +57,12 @@ class _Formatter(string.Formatter):
         ):
             return f" ({self.card(self.departments[department][-1])})"
         return ""
+
+
+def card_name(catalogue: Catalogue, card: object) -> str:
+    """A card's name; ``card #N`` for a value that is no card of the catalogue."""
+    cards = catalogue.cards
+    return cards[card].name if type(card) is int and 0 <= card < len(cards) else f"card #{card}"
 
 
 _SPECS: dict[str, Callable[[_Formatter, Any], str]] = {
