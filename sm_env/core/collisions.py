@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sm_env.core.intents import Cell, Intent, RedFlag
 from sm_env.core.phases import Due, Next, Phase, Step
-from sm_env.core.pieces import EMPTY
+from sm_env.core.pieces import EMPTY, OFFICE_CELL
 from sm_env.core.revenue import earn
 from sm_env.core.state import Collision
 from sm_env.core.trains import cars_of, spec_of, train_label
@@ -18,6 +18,16 @@ if TYPE_CHECKING:
     from sm_env.core.state import GameState
 
 COLLISION_PENALTY = 5  # R10.1, R10.2
+
+
+def cause_of(collision: Collision) -> str:
+    """What the moving train met: another train on a Mainline region, a train holding on a
+    full Office, or cars or a tray on the Running Track arriving or leaving."""
+    if collision.rule == "R10.1":
+        return "mainline"
+    if collision.rule == "R8.2.4":
+        return "departure-track"
+    return "full-office" if collision.cell == OFFICE_CELL else "arrival-track"
 
 
 def collide(state: GameState, collision: Collision) -> Due | None:
@@ -42,6 +52,10 @@ def _resolve(state: GameState, collision: Collision) -> None:
         f"seat {collision.seat} loses {COLLISION_PENALTY} Revenue ({collision.rule})"
     )
     direction = mover.direction
+    state.log(
+        "collision", collision.seat, cause=cause_of(collision), rule=collision.rule,
+        tray=collision.mover, struck=collision.struck, office=collision.office,
+    )  # fmt: skip
     remove_train(state, collision.mover)
     if collision.struck != EMPTY:
         remove_train(state, collision.struck)
@@ -97,7 +111,10 @@ def apply_red_flag(state: GameState, intent: RedFlag) -> Next:
         state.salvage.append(state.red_flag_card)
         if collision.struck in state.mainline_queue:  # the flag stops both trains this Stage
             state.mainline_queue.remove(collision.struck)
-        state.log("red-flag", intent.seat, train=state.trays[collision.mover].train, where=collision.where)
+        state.log(
+            "red-flag", intent.seat, train=state.trays[collision.mover].train, where=collision.where,
+            cause=cause_of(collision), tray=collision.mover,
+        )  # fmt: skip
     else:
         _resolve(state, collision)
     state.mainline_queue.pop(0)

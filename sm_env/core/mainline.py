@@ -123,21 +123,21 @@ def _act(state: GameState, index: int) -> Due | None:
         return None
     problem = makeup_problem(state, tray)
     if problem is not None:
-        state.log("hold", -1, train=tray.train, why=problem, rule="R8.1.2")
+        state.log("hold", -1, train=tray.train, tray=index, why=problem, rule="R8.1.2")
         return None
     ahead = next_subdivision(state, tray)
     if any(state.trays[i].direction == -tray.direction for i in ahead):
-        state.log(
-            "hold", -1, train=tray.train, why="an opposing train is in the next Subdivision", rule="R8.1.3"
-        )
+        why = "an opposing train is in the next Subdivision"
+        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.1.3")
         return None
     if ahead:  # R8.1.4: only following trains ahead
         return Due(Phase.CLEARANCE, state.fedora)
     return _depart(state, index)
 
 
-def _depart(state: GameState, index: int) -> Due | None:
-    """Highball (R2.4.6): through the Limits onto the Start region of the next Mainline card."""
+def _depart(state: GameState, index: int, cleared: bool = False) -> Due | None:
+    """Highball (R2.4.6): through the Limits onto the Start region of the next Mainline card;
+    ``cleared`` when the Superintendent's Clearance sent it (R8.1.4)."""
     tray = state.trays[index]
     d = tray.direction
     if not tray.at_dp:
@@ -161,7 +161,8 @@ def _depart(state: GameState, index: int) -> Due | None:
     tray.at_dp = False
     tray.office, tray.cell, tray.split = EMPTY, None, 0
     tray.line, tray.region = line, region
-    state.log("highball", tray.cleared_by, train=tray.train, office=origin, line=line)
+    fields = {"train": tray.train, "tray": index, "office": origin, "line": line, "cleared": cleared}
+    state.log("highball", tray.cleared_by, **fields)
     return None
 
 
@@ -197,14 +198,14 @@ def _advance(state: GameState, index: int) -> Due | None:
         return collide(state, Collision(index, struck, office, OFFICE_CELL, seat, "R8.2.3", where))
     tray.line, tray.region = EMPTY, 0
     tray.office, tray.cell, tray.split = office, OFFICE_CELL, 0
-    state.log("arrive", seat, train=tray.train, office=office)
+    state.log("arrive", seat, train=tray.train, tray=index, office=office)
     return None
 
 
 def _complete_run(state: GameState, index: int) -> None:
     """D-run.2: at the far Division Point the tray is freed and the cars go back."""
     tray = state.trays[index]
-    state.log("run-complete", -1, train=tray.train, east=tray.direction > 0)
+    state.log("run-complete", -1, train=tray.train, tray=index, east=tray.direction > 0)
     remove_train(state, index)
 
 
@@ -214,9 +215,9 @@ def legal_clearance(state: GameState) -> list[Intent]:
 
 def apply_clearance(state: GameState, intent: Clearance) -> Next:
     index = state.mainline_queue[0]
-    state.log("clearance", intent.seat, train=state.trays[index].train, clear=intent.clear)
+    state.log("clearance", intent.seat, train=state.trays[index].train, tray=index, clear=intent.clear)
     if intent.clear:
-        due = _depart(state, index)
+        due = _depart(state, index, cleared=True)
         if due is not None:
             return due
     state.mainline_queue.pop(0)

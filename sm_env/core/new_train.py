@@ -95,7 +95,7 @@ def _start_timetabled(state: GameState, index: int, card: int) -> None:
     tray.direction = tray.facing = 1 if spec.direction == "east" else -1
     _set_at_dp(state, index)
     state.building, state.build_owner, state.build_turn = index, EMPTY, 0
-    state.log("new-train", -1, train=card, east=tray.direction < 0)
+    state.log("new-train", -1, train=card, tray=index, east=tray.direction < 0)
 
 
 def _set_at_dp(state: GameState, index: int) -> None:
@@ -181,5 +181,5 @@ def apply_choose_division_point(state: GameState, intent: ChooseDivisionPoint) -
     tray = state.trays[state.building]
     tray.direction = tray.facing = -1 if intent.east else 1
     _set_at_dp(state, state.building)
-    state.log("new-train", intent.seat, train=tray.train, east=intent.east)
+    state.log("new-train", intent.seat, train=tray.train, tray=state.building, east=intent.east)
     return Step.BUILD_TRAINS

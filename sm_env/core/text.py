@@ -113,6 +113,7 @@ _EVENT_TEXT: dict[str, str] = {
     "arrive": "{train:train} arrives at office {office} for orders",
     "run-complete": "{train:train} completes its run at the {east:East|West} Division Point",
     "clearance": "the Superintendent (seat {seat}) {clear:clears|holds} following {train:train}",
+    "collision": "the collision's cause: {cause} ({rule})",
     "red-flag": "seat {seat} plays a RED FLAG: {train:train} stops short, no collision {where}",
     "end-cargo": "seat {seat} ends its Cargo turn",
     "labor": "seat {seat}'s Laborers move a {car:car} to {slot:slot} at {cell}",
