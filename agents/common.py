@@ -166,6 +166,9 @@ def game_left(board: GameState) -> float:
     return (board.config.days - board.day - 1) + (STAGES_PER_DAY - board.stage) / STAGES_PER_DAY
 
 
+TIMETABLE_LOAD = 0.5  # the share of tray time a timetable may take; holds and Extras need the rest
+
+
 def travel_from_dp(board: GameState, office: int, east: bool) -> int:
     """Stages from a train's departure at a Division Point to its arrival at ``office``
     (running east from the West DP when ``east``), if it is never held."""
@@ -175,12 +178,22 @@ def travel_from_dp(board: GameState, office: int, east: bool) -> int:
     return sum(regions(board, line) for line in lines) + stops
 
 
+def timetable_capacity(board: GameState) -> int:
+    """About how many timetabled trains the Crew Trays can run every day (C-trays.2): a day's
+    tray time, at ``TIMETABLE_LOAD``, over one run from Division Point to Division Point."""
+    trip = sum(regions(board, line) for line in range(board.n + 1)) + board.n
+    return int(TIMETABLE_LOAD * len(board.trays) * STAGES_PER_DAY / trip)
+
+
 def expected_visits(board: GameState, office: int, card: int) -> float:
     """About how many times a timetabled train played now would reach ``office`` before the
     game ends: the D12 slot roll (R7.2, taken slots push it down the column), a first run
-    today only if its slot is not past, and its travel time from the Division Point."""
+    today only if its slot is not past, and its travel time from the Division Point. None
+    once the timetable fills the Crew Trays: it would wait for a tray and delay the others."""
     spec = board.catalogue.cards[card].train
     if spec is None:
+        return 0.0
+    if not spec.extra and sum(c != EMPTY for c in board.timetable) >= timetable_capacity(board):
         return 0.0
     if spec.extra:
         travel = min(travel_from_dp(board, office, True), travel_from_dp(board, office, False))
@@ -326,6 +339,8 @@ class HeuristicBot:
       when no train is due.
     - ``discard_junk`` (0): when 1, also discard worthless cards below the hand limit.
     - ``end_consist`` (0.0): an own Extra stops taking cars worth less than this.
+    - ``no_car`` (-1.0): a seat adds no car to a timetabled train when every car is worth less
+      than this (R7.4); below any car's value, so it always adds one.
     """
 
     name: str = "heuristic"
@@ -346,6 +361,7 @@ class HeuristicBot:
         "prestock": 0.4,
         "discard_junk": 0,
         "end_consist": 0.0,
+        "no_car": -1.0,
     }
 
     def __init__(self, seed: int, **params: Any) -> None:
@@ -600,7 +616,7 @@ class HeuristicBot:
             if isinstance(intent, AddCar):
                 options.append((self.car_value(board, view.seat, intent.car, own), intent))
             elif isinstance(intent, EndConsist):
-                options.append((self.p("end_consist"), intent))
+                options.append((self.p("end_consist" if own else "no_car"), intent))
         return _best(options)
 
     def extra_side(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:

@@ -3,11 +3,12 @@
     python -m experiments.record_corpus            # writes tests/data/replays.jsonl.gz
 
 One replay file (the ``station-master-replay`` format) per line: 1-6 offices, 1-3 days,
-every combination of the four house rules, competitive and co-op games. Half the games are
+every combination of the house rules and variants, competitive and co-op games. Half the games are
 played by random bots, half by a revenue-seeking bot that prefers cargo work, track and
 facility cards and Freight Agent stocking, so the corpus reaches cargo and switching rules
 random play rarely does. ``tests/test_corpus.py`` replays every game and checks its final
-state hash. Re-record only when a rule changes on purpose, and say so in docs/rules.md.
+state hash. Re-record only when a rule changes on purpose: bump ``RULES_EDITION`` and say so
+in docs/rules.md (section 1.5).
 """
 
 from __future__ import annotations
@@ -64,10 +65,11 @@ class EagerAgent:
 def corpus_configs() -> list[tuple[int, GameConfig, str]]:
     """(seed, config, bot name) of every corpus game."""
     names = HouseRules.names()
-    combos = [dict(zip(names, flags, strict=True)) for flags in itertools.product((False, True), repeat=4)]
+    flags = itertools.product((False, True), repeat=len(names))
+    combos = [dict(zip(names, on, strict=True)) for on in flags]
     out: list[tuple[int, GameConfig, str]] = []
     game = 0
-    for offices, rules, _round in itertools.product(range(1, 7), combos, range(2)):
+    for offices, rules in itertools.product(range(1, 7), combos):
         for mode in (Mode.COMPETITIVE, Mode.COOP):
             target = None
             if mode is Mode.COOP:

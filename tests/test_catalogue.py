@@ -161,7 +161,7 @@ def test_extras(cat: Catalogue) -> None:
 
 EXPECTED_DECKS = {
     Deck.SETUP: {"whistle-post": 6, "limits": 12, "division-point-east": 1, "division-point-west": 1},
-    Deck.MAINLINE: {"mainline-2": 2, "mainline-3": 4, "mainline-4": 2},
+    Deck.MAINLINE: {"mainline-1": 4, "mainline-2": 4},
     Deck.HOME_OFFICE: {
         "depot": 4,
         "station": 3,
@@ -382,8 +382,8 @@ MALFORMED: list[tuple[str, Mutation, str]] = [
     ("missing kind key", _drop("train-3", "consist"), f'{at("train-3")}: missing key "consist"'),
     (
         "regions",
-        _set("mainline-3", "regions", 0),
-        f"{at('mainline-3')}: regions must be an integer >= 1, got 0",
+        _set("mainline-2", "regions", 0),
+        f"{at('mainline-2')}: regions must be an integer >= 1, got 0",
     ),
     ("tier", _set("terminal", "tier", 4), f"{at('terminal')}: tier must be an integer in 0..3, got 4"),
     (
@@ -647,7 +647,7 @@ MALFORMED: list[tuple[str, Mutation, str]] = [
     ),
     (
         "mainline",
-        _set("mainline-3", "count", 2),
+        _set("mainline-2", "count", 2),
         "cards: need at least 7 mainline cards (one per gap between offices) for 6 offices, got 6",
     ),
 ]

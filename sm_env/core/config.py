@@ -14,6 +14,10 @@ from sm_env.core.errors import ConfigError
 
 MIN_OFFICES, MAX_OFFICES = 1, 6
 
+# The edition of the rules the engine plays (docs/rules.md §1.5): bumped whenever a rule
+# changes what a seed and its decisions make, so a saved game names the rules it was made under.
+RULES_EDITION = 2
+
 
 class Mode(enum.Enum):
     COMPETITIVE = "competitive"
@@ -22,12 +26,14 @@ class Mode(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class HouseRules:
-    """The optional rules of Appendix B (RB.1-RB.4), all off by default."""
+    """The optional rules of Appendix B (RB.1-RB.4) and the project's variants that go beyond
+    the seeds (V-...), all off by default."""
 
     reduced_visibility: bool = False
     sister_trains: bool = False
     employee_rotation: bool = False
     emergency_toolbox: bool = False
+    overnight_yard: bool = False  # V-yards.1
 
     def __post_init__(self) -> None:
         for name in self.names():

@@ -236,11 +236,12 @@ class AddCar:
 
 @dataclass(frozen=True, slots=True)
 class EndConsist:
-    """New Train: the Extra's owner stops adding cars (R7.5)."""
+    """New Train: a seat places no car on a timetabled train (R7.4), or an Extra's owner stops
+    adding cars (R7.5)."""
 
     seat: int
     kind: ClassVar[IntentKind] = IntentKind.END_CONSIST
-    text: ClassVar[str] = "the Extra's consist is complete"
+    text: ClassVar[str] = "add no more cars to the train"
 
 
 @dataclass(frozen=True, slots=True)

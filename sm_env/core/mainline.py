@@ -76,6 +76,49 @@ def next_subdivision(state: GameState, tray: Tray) -> list[int]:
         line += d
 
 
+def first_control_point(state: GameState, office: int, direction: int) -> int:
+    """The first office from ``office`` on in ``direction`` that is a Control Point, or EMPTY
+    when there is none before the Division Point."""
+    while 0 <= office < state.n:
+        if state.is_control_point(office):
+            return office
+        office += direction
+    return EMPTY
+
+
+def bound_for(state: GameState, tray: Tray) -> int:
+    """The Control Point office a dispatched train runs to (D-mainline.5): for a train on a
+    Mainline card or on a Whistle Post's Running Track; EMPTY for any other train, or when it
+    runs to the far Division Point."""
+    d = tray.direction
+    if tray.line != EMPTY:
+        return first_control_point(state, tray.line if d > 0 else tray.line - 1, d)
+    on_running_track = tray.office != EMPTY and tray.cell is not None and tray.cell[0] == 0
+    if on_running_track and not state.is_control_point(tray.office):
+        return first_control_point(state, tray.office + d, d)
+    return EMPTY
+
+
+def no_room_ahead(state: GameState, index: int) -> int:
+    """D-mainline.5: the next Control Point office of a train about to depart when it has no
+    A/D track left for it - each taken by a train on its Office card or by a dispatched train
+    bound for it, from either side - else EMPTY."""
+    tray = state.trays[index]
+    d = tray.direction
+    start = (0 if d > 0 else state.n - 1) if tray.at_dp else tray.office + d
+    target = first_control_point(state, start, d)
+    if target == EMPTY:
+        return EMPTY  # D-mainline.3: a Division Point holds any number of trains
+    taken = 0
+    for i, other in enumerate(state.trays):
+        if i == index or other.train == EMPTY:
+            continue
+        if other.office == target and other.cell == OFFICE_CELL or bound_for(state, other) == target:
+            taken += 1
+    tracks = geometry_for(state.catalogue).ad_tracks[state.stations[target].grid[OFFICE_CELL][0]]
+    return target if taken >= tracks else EMPTY
+
+
 def _first_obstacle(state: GameState, office: int, cols: range, direction: int) -> tuple[Cell, int] | None:
     """The first car group or tray met on the Running Track cards ``cols`` by a train running
     in ``direction`` (R8.2.3, R8.2.4): (cell, struck tray or EMPTY for the cars)."""
@@ -129,6 +172,11 @@ def _act(state: GameState, index: int) -> Due | None:
     if any(state.trays[i].direction == -tray.direction for i in ahead):
         why = "an opposing train is in the next Subdivision"
         state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.1.3")
+        return None
+    full = no_room_ahead(state, index)
+    if full != EMPTY:
+        why = f"no A/D track is left for it at office {full}"
+        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="D-mainline.5")
         return None
     if ahead:  # R8.1.4: only following trains ahead
         return Due(Phase.CLEARANCE, state.fedora)
@@ -192,10 +240,11 @@ def _advance(state: GameState, index: int) -> Due | None:
     where = f"arriving at office {office}"
     if hit is not None:  # R8.2.3 (a)
         return collide(state, Collision(index, hit[1], office, hit[0], seat, "R8.2.3", where))
-    at_office = [i for i, t in enumerate(state.trays) if t.office == office and t.cell == OFFICE_CELL]
-    if len(at_office) >= geo.ad_tracks[station.grid[OFFICE_CELL][0]]:  # R8.2.3 (b)
-        struck = max(at_office, key=lambda i: seniority(state.catalogue, state.trays[i]))  # the most junior
-        return collide(state, Collision(index, struck, office, OFFICE_CELL, seat, "R8.2.3", where))
+    at_office = sum(1 for t in state.trays if t.office == office and t.cell == OFFICE_CELL)
+    if at_office >= geo.ad_tracks[station.grid[OFFICE_CELL][0]]:  # R8.2.3 (b), D-collision.1
+        why = f"office {office} has no free A/D track; it waits at the Limits"
+        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.2.3")
+        return None
     tray.line, tray.region = EMPTY, 0
     tray.office, tray.cell, tray.split = office, OFFICE_CELL, 0
     state.log("arrive", seat, train=tray.train, tray=index, office=office)

@@ -1,5 +1,6 @@
 """The New Train Phase (R7, C-trays.2, D-run.3): held trains, timetabled trains made up at
-their Division Point with one car from each seat, Extras placed and loaded by their owner."""
+their Division Point with up to one empty car from each seat, Extras placed and loaded with
+empty cars by their owner (C-yards.1: the Division Yard gives empty cars to build trains)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from sm_env.core.trains import (
     cars_of,
     free_tray,
     front_to_back,
-    running,
     set_front_to_back,
     spec_of,
     train_label,
@@ -31,9 +31,9 @@ def allowed_cars(state: GameState, tray: Tray) -> list[int]:
 
 
 def fitting_cars(state: GameState, tray: Tray) -> list[int]:
-    """Car codes the train's card still allows (R7.4, C-trays.5): a listed type below its
-    maximum, or a caboose if the card has one and none is aboard, while the train has fewer
-    than ``max_cars`` cars."""
+    """Car codes the train's card still allows (R7.4, C-trays.5, C-yards.1): an empty car of a
+    listed type below its maximum, or a caboose if the card has one and none is aboard, while
+    the train has fewer than ``max_cars`` cars."""
     consist = spec_of(state.catalogue, tray.train).consist
     cars = cars_of(tray)
     if len(cars) >= consist.max_cars:
@@ -41,17 +41,17 @@ def fitting_cars(state: GameState, tray: Tray) -> list[int]:
     counts = [0] * (CABOOSE + 1)
     for code in cars:
         counts[car_type(code)] += 1
-    out = [code for car, most in consist.allowed if counts[car] < most for code in (car * 2, car * 2 + 1)]
+    out = [car * 2 for car, most in consist.allowed if counts[car] < most]
     if consist.caboose != "forbidden" and not counts[CABOOSE]:
         out.append(CABOOSE_CODE)
     return out
 
 
 def begin(state: GameState) -> Next:
-    """R7.1 / D-run.3: the train due at this Stage joins the held trains, unless it is
-    already running or held; then trains are built."""
+    """R7.1 / D-run.3: the train due at this Stage joins the held trains unless it is held
+    already; one still on the line from an earlier slot runs again as another section."""
     due = state.timetable[state.stage]
-    if due != EMPTY and due not in state.held and not running(state, due):
+    if due != EMPTY and due not in state.held:
         state.held.append(due)
         state.held.sort(key=lambda card: spec_of(state.catalogue, card).number)
     return Step.BUILD_TRAINS
@@ -142,11 +142,10 @@ def _add(state: GameState, tray: Tray, code: int) -> None:
 
 
 def legal_car_choices(state: GameState) -> list[Intent]:
-    """AddCar for each car the train takes; an Extra's owner may also stop (R7.4, R7.5)."""
+    """AddCar for each car the train takes, or EndConsist to add none (R7.4) or no more (R7.5)."""
     seat = state.actor
     out: list[Intent] = [AddCar(seat, code) for code in allowed_cars(state, state.trays[state.building])]
-    if state.phase is Phase.EXTRA_CONSIST:
-        out.append(EndConsist(seat))
+    out.append(EndConsist(seat))
     return out
 
 
@@ -173,7 +172,11 @@ def apply_add_car(state: GameState, intent: AddCar) -> Next:
 
 
 def apply_end_consist(state: GameState, intent: EndConsist) -> Next:
-    state.build_turn = 1  # the owner is done choosing
+    if state.build_owner == EMPTY:  # R7.4: this seat places no car; the next seat's turn
+        state.log("no-car", intent.seat, train=state.trays[state.building].train, declined=True)
+        state.build_turn += 1
+    else:
+        state.build_turn = 1  # R7.5: the owner is done choosing
     return Step.BUILD_TRAINS
 
 

@@ -252,7 +252,7 @@ INTENTS: tuple[IntentEntry, ...] = (
     ),
     IntentEntry(
         EndConsist,
-        frozenset({Phase.EXTRA_CONSIST}),
+        frozenset({Phase.NEW_TRAIN, Phase.EXTRA_CONSIST}),
         new_train.apply_end_consist,
         (Block("end_consist", (), EndConsist),),
     ),

@@ -1,11 +1,14 @@
 """Replay and position files: JSON that re-creates a game exactly (C-rng.2).
 
-A replay holds the seed, the config, the house rules, every accepted decision in order and
-the hash of the final state. Replaying applies the decisions to a fresh game; ``verify``
-also checks the final hash. A position holds the config, the house rules, one state's
-snapshot and its hash: loading rebuilds that state (``engine.load_snapshot``) and checks
-the hash. A file that is not a valid replay or position raises ``ReplayError`` (or, for a bad
-snapshot, ``SnapshotError``) with a message that says what is wrong, never a bare traceback.
+A replay holds the rules edition it was made under, the seed, the config, the house rules,
+every accepted decision in order and the hash of the final state. Replaying applies the
+decisions to a fresh game; ``verify`` also checks the final hash. A position holds the rules
+edition, the config, the house rules, one state's snapshot and its hash: loading rebuilds
+that state (``engine.load_snapshot``) and checks the hash. A file made under another rules
+edition (format version 1 files predate editions and are edition 1) is refused with a
+message naming both editions. A file that is not a valid replay or position raises
+``ReplayError`` (or, for a bad snapshot, ``SnapshotError``) with a message that says what is
+wrong, never a bare traceback.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sm_env.core.catalogue import Catalogue, load_catalogue
-from sm_env.core.config import GameConfig, HouseRules
+from sm_env.core.config import RULES_EDITION, GameConfig, HouseRules
 from sm_env.core.engine import load_snapshot, new_game
 from sm_env.core.errors import ConfigError, IllegalIntent, ReplayError, SnapshotError
 from sm_env.core.intents import Intent, intent_from_json, intent_to_json
@@ -26,12 +29,12 @@ from sm_env.core.state import GameState
 from sm_env.core.text import describe
 
 FORMAT = "station-master-replay"
-VERSION = 1
+VERSION = 2
 POSITION_FORMAT = "station-master-position"
-POSITION_VERSION = 1
+POSITION_VERSION = 2
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_KEYS = ("format", "version", "seed", "config", "house_rules", "decisions", "final_hash")
-_POSITION_KEYS = ("format", "version", "config", "house_rules", "state", "hash")
+_KEYS = ("format", "version", "rules_edition", "seed", "config", "house_rules", "decisions", "final_hash")
+_POSITION_KEYS = ("format", "version", "rules_edition", "config", "house_rules", "state", "hash")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,7 @@ class Replay:
         return {
             "format": FORMAT,
             "version": VERSION,
+            "rules_edition": RULES_EDITION,
             "seed": self.seed,
             "config": self.config.to_dict(),
             "house_rules": self.config.house_rules.to_dict(),
@@ -107,6 +111,7 @@ def position_to_json(state: GameState) -> dict[str, Any]:
     return {
         "format": POSITION_FORMAT,
         "version": POSITION_VERSION,
+        "rules_edition": RULES_EDITION,
         "config": state.config.to_dict(),
         "house_rules": state.config.house_rules.to_dict(),
         "state": state.snapshot(),
@@ -152,10 +157,17 @@ def _checked_header(
         raise ReplayError(
             f"{source}: not a Station Master {what} (format must be {fmt!r}, got {data.get('format')!r})"
         )
+    if data.get("version") == 1:  # written before rules editions were recorded
+        raise ReplayError(_edition_message(source, what, 1))
     if data.get("version") != version:
         raise ReplayError(
             f"{source}: unsupported {what} version {data.get('version')!r} (this build reads {version})"
         )
+    edition = data.get("rules_edition")
+    if edition != RULES_EDITION:
+        if not isinstance(edition, int) or isinstance(edition, bool) or edition < 1:
+            raise ReplayError(f"{source}: rules_edition must be a positive integer, got {edition!r}")
+        raise ReplayError(_edition_message(source, what, edition))
     missing = [k for k in keys if k not in data]
     unknown = sorted(set(data) - set(keys))
     if missing:
@@ -163,6 +175,14 @@ def _checked_header(
     if unknown:
         raise ReplayError(f"{source}: unknown key(s): {', '.join(unknown)}")
     return data
+
+
+def _edition_message(source: str, what: str, edition: int) -> str:
+    return (
+        f"{source}: this {what} was made under rules edition {edition}; this build plays rules "
+        f"edition {RULES_EDITION}, whose games differ (docs/rules.md, section 1.5), so it cannot "
+        f"be replayed here: use a build of rules edition {edition}"
+    )
 
 
 def _config(data: dict[str, Any], source: str) -> GameConfig:

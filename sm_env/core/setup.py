@@ -61,9 +61,10 @@ def set_up(config: GameConfig, seed: int, catalogue: Catalogue, rules: Rules) ->
     state.mainline = tuple(mainline_deck.pop() for _ in range(n + 1))
     state.set_aside.extend(mainline_deck)
 
-    # R4.3 / D-seat.1: the highest seating roll holds the easternmost office.
+    # R4.3 / D-seat.1: the highest seating roll holds the easternmost office; going west
+    # along the chain goes leftward round the table, so the seat to his right is westernmost.
     east = _roll_off(state, "seating") if n > 1 else 0
-    state.seat_of_office = [(east + 1 + k) % n for k in range(n)]
+    state.seat_of_office = [(east + n - 1 - k) % n for k in range(n)]
     state.office_of_seat = [0] * n
     for office, seat in enumerate(state.seat_of_office):
         state.office_of_seat[seat] = office

@@ -579,10 +579,10 @@ def _check_trays(state: GameState) -> None:
                     f"expected {_FREE_TRAY}, got {tray.snapshot()}",
                 )
             continue
-        if tray.train in on_tray:
-            _fail(path, f"train card {tray.train} also runs on trays[{on_tray[tray.train]}] (D-run.3)")
-        on_tray[tray.train] = i
         spec = state.catalogue.cards[tray.train]
+        if spec.kind is CardKind.EXTRA_TRAIN and tray.train in on_tray:  # sections are timetabled
+            _fail(path, f"Extra card {tray.train} also runs on trays[{on_tray[tray.train]}] (D-run.3)")
+        on_tray[tray.train] = i
         if spec.kind is CardKind.TRAIN and tray.train not in state.timetable:
             _fail(path, f"timetabled train {spec.id!r} runs but is not on the timetable (R10.3)")
         if state.phase is Phase.EXTRA_SIDE and i == state.building:

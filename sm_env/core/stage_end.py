@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY
 from sm_env.core.state import STAGES_PER_DAY
+from sm_env.core.yards import return_overnight
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -34,6 +35,8 @@ def end_stage(state: GameState) -> Next:
         return _game_over(state, "days")
     state.day += 1
     state.stage = 0
+    if state.config.house_rules.overnight_yard:
+        return_overnight(state)
     if state.config.house_rules.employee_rotation:
         _rotate_employees(state)
     return _next_stage(state)
@@ -45,7 +48,8 @@ def _next_stage(state: GameState) -> Next:
 
 
 def _rotate_employees(state: GameState) -> None:
-    """RB.3: every player moves one chair left, to the next station east (wrapping)."""
+    """RB.3: every player moves one chair left, taking over the station of the seat there:
+    the next station west (the westernmost's holder goes to the easternmost)."""
     n = state.n
     old = state.office_of_seat[:]
     state.office_of_seat = [old[(s + 1) % n] for s in range(n)]

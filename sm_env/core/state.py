@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any, NamedTuple, Protocol
 
 from sm_env.core.catalogue import CardKind, Catalogue
-from sm_env.core.config import GameConfig, Mode
+from sm_env.core.config import RULES_EDITION, GameConfig, Mode
 from sm_env.core.intents import Cell, Intent
 from sm_env.core.phases import SEAT_TURN_PHASES, Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Station, Tray
@@ -329,7 +329,11 @@ class GameState:
 
     def state_hash(self) -> str:
         """SHA-256 of the canonical snapshot: equal for equal games on any machine."""
-        game = {"config": self.config.to_dict(), "house_rules": self.config.house_rules.to_dict()}
+        game = {
+            "config": self.config.to_dict(),
+            "house_rules": self.config.house_rules.to_dict(),
+            "rules_edition": RULES_EDITION,
+        }
         text = json.dumps([game, self.snapshot()], sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -96,6 +96,7 @@ _EVENT_TEXT: dict[str, str] = {
     "department-refill": "Department {department} refilled with {card:card}",
     "reshuffle": "Home Office reshuffled: {cards} cards, Departments re-dealt",
     "yard-refill": "Division Yard empty: {cars} cars return from the Classification Yard",
+    "yard-refill-overnight": "overnight, {cars} cars return from the Classification Yard (V-yards.1)",
     "play-extra": "seat {seat} plays {card:card}; it runs when a Crew Tray is free",
     "play-train": (
         "seat {seat} plays {card:card}: rolled {roll}, departs at {slot:clock} (stage {slot:stageno})"
@@ -108,6 +109,7 @@ _EVENT_TEXT: dict[str, str] = {
     "rotation": "employee rotation: seat -> office {offices}",
     "held": "no free Crew Tray: {trains:trains} held (C-trays.2)",
     "no-car": "seat {seat} finds no car for {train:train}",
+    "no-car-declined": "seat {seat} adds no car to {train:train}",
     "add-car": "seat {seat} puts a car on {train:train}: {car:car}",
     "hold": "{train:train} holds: {why} ({rule})",
     "arrive": "{train:train} arrives at office {office} for orders",
@@ -144,6 +146,10 @@ def _template(event: Event) -> str:
         return "place-modifier"
     if kind == "new-train" and event.seat >= 0:
         return "new-extra"
+    if kind == "yard-refill" and fields.get("overnight"):
+        return "yard-refill-overnight"
+    if kind == "no-car" and fields.get("declined"):
+        return "no-car-declined"
     if kind == "game-over":
         return f"game-over-{fields['why']}"
     if kind == "highball" and fields["office"] == EMPTY:

@@ -36,10 +36,6 @@ def train_label(catalogue: Catalogue, card: int) -> str:
     return f"Extra X{spec.number}" if spec.extra else f"No. {spec.number}"
 
 
-def running(state: GameState, card: int) -> bool:
-    return any(tray.train == card for tray in state.trays)
-
-
 def free_tray(state: GameState) -> int:
     """The first free Crew Tray, or EMPTY (C-trays.2)."""
     for i, tray in enumerate(state.trays):

@@ -22,6 +22,17 @@ def take_from_division(state: GameState, code: int) -> None:
         state.log("yard-refill", -1, cars=state.division_total)
 
 
+def return_overnight(state: GameState) -> None:
+    """V-yards.1 (a variant beyond the seeds): at the end of a day every Classification car
+    goes back to the Division Yard."""
+    cars = sum(state.classification)
+    if cars:
+        state.division = [a + b for a, b in zip(state.division, state.classification, strict=True)]
+        state.classification = [0] * N_CAR_CODES
+        state.division_total += cars
+        state.log("yard-refill", -1, cars=cars, overnight=True)
+
+
 def retire(state: GameState, code: int) -> None:
     """C-yards.3: used cars go to the Classification Yard; cabooses to the Division Yard.
     A car leaving play is turned right side up (R9.3.4)."""
