@@ -27,6 +27,7 @@ from conftest import (
     move_division_to_classification,
     new_state,
     pass_local_ops,
+    pass_to_stage,
     place_facility,
     place_modifier,
     put_train_at_office,
@@ -38,7 +39,7 @@ from conftest import (
 )
 
 from sm_env.core import cargo, mainline
-from sm_env.core.cars import BOXCAR, COACH, FLIPPED, HOPPER, N_CAR_CODES, TANK, car_code
+from sm_env.core.cars import BOXCAR, COACH, FLIPPED, HOPPER, N_CAR_CODES, REEFER, TANK, car_code
 from sm_env.core.intents import (
     Area,
     Board,
@@ -69,6 +70,7 @@ EMPTY_BOXCAR = car_code(BOXCAR, False)
 LOADED_HOPPER = car_code(HOPPER, True)
 EMPTY_HOPPER = car_code(HOPPER, False)
 LOADED_TANK = car_code(TANK, True)
+LOADED_REEFER = car_code(REEFER, True)
 EMPTY_TANK = car_code(TANK, False)
 NO_LOAD = EMPTY  # an empty MEN|AT|WORK slot
 YARD = (1, 0)  # where a freight facility is put by hand (its industry track)
@@ -687,6 +689,70 @@ def test_r9_0_3_a_waiting_room_adds_passenger_capacity() -> None:
     assert_invariants(state)
 
 
+def test_r9_0_3_a_loading_dock_between_two_facilities_serves_one_per_stage() -> None:
+    """R9.0.3: a Loading Dock next to two Freight Houses may be used by either while unused
+    this Stage; the one that uses its Laborer takes it for the Stage (it now serves that
+    one), and the other may take it again in a later Stage."""
+    state, seat, _ = game()
+    west, east, dock = (1, 0), (1, 2), (1, 1)
+    place_facility(state, seat, west, "freight-house", outbound=[LOADED_BOXCAR])
+    place_facility(state, seat, east, "freight-house", outbound=[LOADED_BOXCAR])
+    stand(state, seat, west, [EMPTY_BOXCAR])
+    stand(state, seat, east, [EMPTY_BOXCAR])
+    attach(state, seat, dock, "loading-dock", west)
+    station = station_of(state, seat)
+    to_cargo(state, seat)
+    assert cargo.workers(state, station, west) == cargo.workers(state, station, east) == 3
+    for spot in (Spot.GREEN, Spot.MEN, Spot.AT):  # the east house's third move is the Dock's
+        labor(state, seat, east, spot, LOADED_BOXCAR)
+    assert station.modifiers[dock] == east and dock in station.modifiers_used
+    assert cargo.workers(state, station, west) == 2
+    assert cargo.workers(state, station, east) == 3
+    pass_to_stage(state, 1)
+    assert station.modifiers_used == set()
+    assert cargo.workers(state, station, west) == 3  # free again: it may serve the west house
+    assert_invariants(state)
+
+
+def test_r9_0_3_a_facility_within_its_own_workers_leaves_the_modifier_free() -> None:
+    """R9.0.3: only a facility that draws on a Modifier's effect uses it: two moves of a
+    Freight House's own two Laborers leave the Dock free for its neighbour."""
+    state, seat, _ = game()
+    west, east, dock = (1, 0), (1, 2), (1, 1)
+    place_facility(state, seat, west, "freight-house", outbound=[LOADED_BOXCAR])
+    place_facility(state, seat, east, "freight-house", outbound=[LOADED_BOXCAR])
+    stand(state, seat, east, [EMPTY_BOXCAR])
+    attach(state, seat, dock, "loading-dock", west)
+    station = station_of(state, seat)
+    to_cargo(state, seat)
+    for spot in (Spot.GREEN, Spot.MEN):
+        labor(state, seat, east, spot, LOADED_BOXCAR)
+    assert station.modifiers[dock] == west and not station.modifiers_used
+
+
+def test_r9_0_3_a_warehouse_annex_gives_its_capacity_to_one_facility_per_stage() -> None:
+    """R9.0.3 / R9.1.3: a Warehouse Annex between two Packing Sheds (green box 2 each): the
+    Freight Agent stocks a third reefer on the one it does not serve, which takes the Annex
+    for the Stage; the other has no room for a third until a later Stage."""
+    state, seat, office = game()
+    west, east, annex = (1, 0), (1, 2), (1, 1)
+    place_facility(state, seat, west, "packing-sheds", outbound=[LOADED_REEFER] * 2)
+    place_facility(state, seat, east, "packing-sheds", outbound=[LOADED_REEFER] * 2)
+    attach(state, seat, annex, "warehouse-annex", west)
+    station = station_of(state, seat)
+    assert cargo.capacity_bonus(state, station, west) == cargo.capacity_bonus(state, station, east) == 1
+    assert StockOutbound(seat, west, LOADED_REEFER) in state.legal_intents()
+    state.apply(StockOutbound(seat, east, LOADED_REEFER))
+    assert station.modifiers[annex] == east and annex in station.modifiers_used
+    assert cargo.capacity_bonus(state, station, west) == 0
+    assert not [
+        i for i in state.legal_intents() if i == StockOutbound(state.current_player(), west, LOADED_REEFER)
+    ]
+    pass_to_stage(state, 1)
+    assert cargo.capacity_bonus(state, station, west) == 1
+    assert_invariants(state)
+
+
 def test_r9_1_3_without_a_waiting_room_the_depot_red_box_is_full() -> None:
     """R9.1.3: the same Depot without the Waiting Room: nothing to do, the seat is skipped."""
     state, seat, office = game()
@@ -863,15 +929,15 @@ def test_r6_3_2_clearing_the_red_box_lets_the_load_off_men() -> None:
 
 
 def test_r6_3_3_unjamming_the_last_load_unlocks_the_industry_track() -> None:
-    """R6.3.3 / R9.3.3: the Freight Agent takes the only load off AT; the track is Operational
-    again."""
+    """R6.3.3 / R9.3.3: the Freight Agent takes the only load off WORK (jammed: no empty boxcar
+    on the industry track to take it); the track is Operational again."""
     state, seat, _ = game()
     turnout, facility = siding(state, seat)
-    boxes = fill_boxes(state, state.office_of_seat[seat], facility, work=[NO_LOAD, LOADED_BOXCAR, NO_LOAD])
+    boxes = fill_boxes(state, state.office_of_seat[seat], facility, work=[NO_LOAD, NO_LOAD, LOADED_BOXCAR])
     tray = index_of(state, put_tray_in_station(state, seat, turnout))
     assert_invariants(state)
     assert not [m for m in list_moves(state, seat, tray) if facility in m.path]
-    state.apply(Unjam(seat, facility, Area.AT, LOADED_BOXCAR))
+    state.apply(Unjam(seat, facility, Area.WORK, LOADED_BOXCAR))
     assert boxes.work == [NO_LOAD] * 3
     assert [m for m in list_moves(state, seat, tray) if m.path[-1] == facility]
     assert_invariants(state)

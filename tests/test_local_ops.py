@@ -21,11 +21,13 @@ from conftest import (
     place_facility,
     put_on_top_of_home_office,
     put_tray_in_station,
+    set_consist,
     set_hand,
     set_office,
+    stand_cars,
 )
 
-from sm_env.core.cars import BOXCAR, CABOOSE, COACH, HOPPER, REEFER, TANK, car_code
+from sm_env.core.cars import BOXCAR, CABOOSE, COACH, ENGINE, HOPPER, REEFER, TANK, car_code
 from sm_env.core.intents import (
     Area,
     ChooseSwitch,
@@ -700,8 +702,9 @@ def test_r6_3_2_clear_inbound_car_not_there() -> None:
 
 
 def test_r6_3_3_unjam_green_box_and_work_slots() -> None:
-    """R6.3.3: Unjam takes a car from the green box or a MEN|AT|WORK slot to the
-    Classification Yard; one intent per occupied slot."""
+    """R6.3.3: Unjam takes a load its facility's workers cannot move on (no empty boxcar on the
+    industry track for it) from the green box or a MEN|AT|WORK slot to the Classification
+    Yard; one intent per jammed load, none for a load that can still be worked."""
     state = new_state(2, 70)
     seat = state.current_player()
     boxes = place_facility(
@@ -710,21 +713,49 @@ def test_r6_3_3_unjam_green_box_and_work_slots() -> None:
         (1, 0),
         "freight-house",
         outbound=[LOADED_BOXCAR],
-        work=[EMPTY, EMPTY_BOXCAR, LOADED_HOPPER],
+        work=[EMPTY, EMPTY, LOADED_BOXCAR],
     )
     legal = fa_intents(state)
     assert Unjam(seat, (1, 0), Area.OUTBOUND, LOADED_BOXCAR) in legal
-    assert Unjam(seat, (1, 0), Area.AT, EMPTY_BOXCAR) in legal
-    assert Unjam(seat, (1, 0), Area.WORK, LOADED_HOPPER) in legal
-    assert not any(isinstance(i, Unjam) and i.area is Area.MEN for i in legal)
-    expect_illegal(state, Unjam(seat, (1, 0), Area.MEN, EMPTY_BOXCAR), "R6.3.3", "MEN slot")
-    expect_illegal(state, Unjam(seat, (1, 0), Area.AT, LOADED_HOPPER), "R6.3.3")
+    assert Unjam(seat, (1, 0), Area.WORK, LOADED_BOXCAR) in legal
+    assert not any(isinstance(i, Unjam) and i.area in (Area.MEN, Area.AT) for i in legal)
+    expect_illegal(state, Unjam(seat, (1, 0), Area.MEN, LOADED_BOXCAR), "R6.3.3", "MEN slot")
+    expect_illegal(state, Unjam(seat, (1, 0), Area.AT, LOADED_BOXCAR), "R6.3.3", "AT slot")
     expect_illegal(state, Unjam(seat, (1, 0), Area.OUTBOUND, EMPTY_BOXCAR), "R6.3.3", "green box")
     expect_illegal(state, Unjam(seat, (1, 0), Area.MEN, EMPTY), "R6.3.3")
-    state.apply(Unjam(seat, (1, 0), Area.AT, EMPTY_BOXCAR))
-    assert boxes.work == [EMPTY, EMPTY, LOADED_HOPPER]
-    assert state.classification[EMPTY_BOXCAR] == 1
+    state.apply(Unjam(seat, (1, 0), Area.WORK, LOADED_BOXCAR))
+    assert boxes.work == [EMPTY, EMPTY, EMPTY]
+    assert state.classification[LOADED_BOXCAR] == 1
     assert_invariants(state)
+
+
+def test_r6_3_3_a_load_that_can_be_worked_is_not_jammed() -> None:
+    """R6.3.3: with an empty boxcar on the industry track the load on WORK can go on into the
+    car, so it is not jammed; the green box load still is (that one empty is the WORK load's).
+    A load that can advance a slot is not jammed either."""
+    state = new_state(2, 72)
+    seat = state.current_player()
+    office = state.office_of_seat[seat]
+    place_facility(
+        state, seat, (1, 0), "freight-house", outbound=[LOADED_BOXCAR], work=[EMPTY, EMPTY, LOADED_BOXCAR]
+    )
+    stand_cars(state, office, (1, 0), [EMPTY_BOXCAR])
+    legal = fa_intents(state)
+    assert Unjam(seat, (1, 0), Area.OUTBOUND, LOADED_BOXCAR) in legal
+    assert Unjam(seat, (1, 0), Area.WORK, LOADED_BOXCAR) not in legal
+    expect_illegal(state, Unjam(seat, (1, 0), Area.WORK, LOADED_BOXCAR), "R6.3.3", "not jammed")
+
+
+def test_r6_3_3_a_coach_with_a_train_to_board_is_not_jammed() -> None:
+    """R6.3.3: a coach in the office's green box is jammed only while no train at the office
+    could take it (R9.2.1: an empty coach aboard)."""
+    state = new_state(2, 73)
+    seat = state.current_player()
+    set_office(state, seat, "depot", outbound=[LOADED_COACH])
+    assert Unjam(seat, OFFICE, Area.OUTBOUND, LOADED_COACH) in fa_intents(state)
+    set_consist(state, put_tray_in_station(state, seat, OFFICE), [ENGINE, EMPTY_COACH])
+    assert Unjam(seat, OFFICE, Area.OUTBOUND, LOADED_COACH) not in fa_intents(state)
+    expect_illegal(state, Unjam(seat, OFFICE, Area.OUTBOUND, LOADED_COACH), "R6.3.3", "not jammed")
 
 
 def test_r6_3_3_unjam_the_green_box() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import insort
 from typing import TYPE_CHECKING
 
-from sm_env.core.cargo import capacity_bonus, room
+from sm_env.core.cargo import capacity_bonus, claim_capacity, room
 from sm_env.core.catalogue import CardKind, Deck
 from sm_env.core.chance import roll_d12
 from sm_env.core.errors import IllegalIntent
@@ -139,6 +139,7 @@ def _upgrade_office(state: GameState, seat: int, card: int) -> None:
     else:
         state.salvage.append(old)
     station.boxes.setdefault(OFFICE_CELL, Boxes())
+    claim_capacity(state, station, OFFICE_CELL)  # R9.0.3: the boxes may now need a Modifier
     state.log("upgrade", seat, old=old, card=card)
 
 

@@ -44,20 +44,58 @@ def facility_spec(state: GameState, station: Station, cell: Cell) -> FacilitySpe
     return facility
 
 
-def serving_modifiers(state: GameState, station: Station, cell: Cell) -> list[ModifierSpec]:
-    """R9.0.3: the Modifiers laid to serve the facility on ``cell``."""
-    out = []
-    for modifier_cell, served in station.modifiers.items():
+def serving_modifiers(state: GameState, station: Station, cell: Cell) -> list[tuple[Cell, ModifierSpec]]:
+    """R9.0.3: the Modifiers whose effect the facility on ``cell`` may use this Stage, those
+    serving it first: the ones serving it, and the ones next to it serving another facility
+    of its category whose effect that one has not used this Stage (used, they move over)."""
+    if cell not in station.boxes:  # a Whistle Post: no facility for a Modifier to serve
+        return []
+    category = facility_spec(state, station, cell).category
+    mine: list[tuple[Cell, ModifierSpec]] = []
+    others: list[tuple[Cell, ModifierSpec]] = []
+    for modifier_cell, served in sorted(station.modifiers.items()):
+        spec = state.catalogue.cards[station.grid[modifier_cell][0]].modifier
+        assert spec is not None
         if served == cell:
-            spec = state.catalogue.cards[station.grid[modifier_cell][0]].modifier
-            assert spec is not None
-            out.append(spec)
-    return out
+            mine.append((modifier_cell, spec))
+        elif (
+            spec.applies_to == category
+            and modifier_cell not in station.modifiers_used
+            and max(abs(modifier_cell[0] - cell[0]), abs(modifier_cell[1] - cell[1])) == 1
+        ):
+            others.append((modifier_cell, spec))
+    return mine + others
 
 
 def capacity_bonus(state: GameState, station: Station, cell: Cell) -> int:
-    """R9.0.3: the capacity the Modifiers serving this facility add."""
-    return sum(spec.capacity for spec in serving_modifiers(state, station, cell))
+    """R9.0.3: the capacity the Modifiers this facility may use add."""
+    return sum(spec.capacity for _, spec in serving_modifiers(state, station, cell))
+
+
+def _claim(state: GameState, station: Station, cell: Cell, need: int, bonus: str) -> None:
+    """R9.0.3: the facility uses ``need`` of the Modifiers' ``bonus`` (``laborers``,
+    ``porters`` or ``capacity``) this Stage; the Modifiers giving it serve it from now on
+    and are used for the Stage."""
+    for modifier_cell, spec in serving_modifiers(state, station, cell):
+        if need <= 0:
+            return
+        if getattr(spec, bonus):
+            station.modifiers[modifier_cell] = cell
+            station.modifiers_used.add(modifier_cell)
+            need -= getattr(spec, bonus)
+
+
+def claim_capacity(state: GameState, station: Station, cell: Cell) -> None:
+    """After a car enters a box: the Modifier capacity its facility now relies on."""
+    spec, boxes = facility_spec(state, station, cell), station.boxes[cell]
+    if spec.shared_capacity is not None:
+        over = len(boxes.outbound) + len(boxes.inbound) - spec.shared_capacity
+    else:
+        over = max(
+            len(boxes.outbound) - spec.outbound_capacity if spec.outbound else 0,
+            len(boxes.inbound) - spec.inbound_capacity if spec.inbound else 0,
+        )
+    _claim(state, station, cell, over, "capacity")
 
 
 def room(facility: FacilitySpec, boxes: Boxes, outbound: bool, bonus: int = 0) -> int:
@@ -81,7 +119,7 @@ def workers(state: GameState, station: Station, cell: Cell) -> int:
     spec = facility_spec(state, station, cell)
     freight = spec.category == "freight"
     count = spec.laborers if freight else spec.porters
-    for modifier in serving_modifiers(state, station, cell):
+    for _, modifier in serving_modifiers(state, station, cell):
         count += modifier.laborers if freight else modifier.porters
     return count
 
@@ -164,6 +202,16 @@ def _actions(state: GameState, seat: int) -> list[Intent]:
 # ---------------------------------------------------------------------------- passengers (R9.2)
 
 
+def can_work(state: GameState, seat: int, cell: Cell, spot: Spot, code: int) -> bool:
+    """Could the facility's own workers move this load on now (R6.3.3's test of a jam)? A
+    coach in an office's green box needs a train to board; a freight load its next step."""
+    office = state.office_of_seat[seat]
+    station = state.stations[office]
+    if facility_spec(state, station, cell).category == "passenger":
+        return any(_porter_problem(state, seat, i, True) is None for i in _office_trays(state, office))
+    return _labor_problem(state, office, cell, spot, code, workers(state, station, cell)) is None
+
+
 def _office_trays(state: GameState, office: int) -> list[int]:
     return [i for i, t in enumerate(state.trays) if t.office == office and t.cell == OFFICE_CELL]
 
@@ -219,7 +267,7 @@ def apply_board(state: GameState, intent: Board) -> Next:
     boxes.outbound.remove(LOADED_COACH)
     tray.consist = _replace_first(tray.consist, EMPTY_COACH, LOADED_COACH | FLIPPED)
     retire(state, EMPTY_COACH)
-    _use(state, OFFICE_CELL, 1)
+    _use(state, state.stations[tray.office], OFFICE_CELL, 1)
     earn(
         state,
         intent.seat,
@@ -241,7 +289,9 @@ def apply_detrain(state: GameState, intent: Detrain) -> Next:
     take_from_division(state, EMPTY_COACH)
     tray.consist = _replace_first(tray.consist, LOADED_COACH, EMPTY_COACH)
     boxes.inbound.append(LOADED_COACH)
-    _use(state, OFFICE_CELL, 1)
+    station = state.stations[tray.office]
+    _use(state, station, OFFICE_CELL, 1)
+    claim_capacity(state, station, OFFICE_CELL)
     earn(
         state,
         intent.seat,
@@ -258,8 +308,14 @@ def _replace_first(cars: tuple[int, ...], old: int, new: int) -> tuple[int, ...]
     return cars[:i] + (new,) + cars[i + 1 :]
 
 
-def _use(state: GameState, cell: Cell, count: int) -> None:
-    state.workers_used[cell] = state.workers_used.get(cell, 0) + count
+def _use(state: GameState, station: Station, cell: Cell, count: int) -> None:
+    """Workers spent; past the facility's own, the Modifiers' workers (R9.0.3)."""
+    used = state.workers_used[cell] = state.workers_used.get(cell, 0) + count
+    spec = facility_spec(state, station, cell)
+    if spec.category == "freight":
+        _claim(state, station, cell, used - spec.laborers, "laborers")
+    else:
+        _claim(state, station, cell, used - spec.porters, "porters")
 
 
 # ---------------------------------------------------------------------------- freight (R9.3)
@@ -346,13 +402,14 @@ def apply_labor(state: GameState, intent: Labor) -> Next:
         heading = -1 if boxes.unloading[start] else 1
         boxes.work[start], boxes.unloading[start] = EMPTY, False
     end = _path(boxes, start, heading)
-    _use(state, cell, abs(end - start))
+    _use(state, station, cell, abs(end - start))
     if end == CAR_SIDE:  # R9.3.1: the load replaces an empty car, which goes to the yard
         station.cars[cell] = _replace_first(station.cars[cell], code - 1, code | FLIPPED)
         retire(state, code - 1)
         earn(state, seat, 1, "R9.3.1", f"seat {seat}'s Laborers load a {car_name(code)} at {cell}")
     elif end == BOX_SIDE:  # R9.3.2: the load reaches the red box
         boxes.inbound.append(code)
+        claim_capacity(state, station, cell)
         earn(state, seat, 1, "R9.3.2", f"seat {seat}'s Laborers unload a {car_name(code)} at {cell}")
     else:
         boxes.work[end], boxes.unloading[end] = code, heading < 0

@@ -7,7 +7,7 @@ from bisect import insort
 from typing import TYPE_CHECKING
 
 from sm_env.core.card_play import CARD_PLAY, HAND_LIMIT
-from sm_env.core.cargo import capacity_bonus, facility_spec, room
+from sm_env.core.cargo import can_work, capacity_bonus, claim_capacity, facility_spec, room
 from sm_env.core.cars import N_CAR_CODES, car_name, car_type
 from sm_env.core.catalogue import FacilitySpec
 from sm_env.core.decks import refill_department, reshuffle
@@ -23,6 +23,7 @@ from sm_env.core.intents import (
     Intent,
     MoveTray,
     Pass,
+    Spot,
     StockOutbound,
     Unjam,
 )
@@ -180,9 +181,10 @@ def _freight_agent_intents(state: GameState, seat: int) -> list[Intent]:
         for code in sorted(set(boxes.inbound)):
             out.append(ClearInbound(seat, cell, code))
         for code in sorted(set(boxes.outbound)):
-            out.append(Unjam(seat, cell, Area.OUTBOUND, code))
+            if not can_work(state, seat, cell, Spot.GREEN, code):
+                out.append(Unjam(seat, cell, Area.OUTBOUND, code))
         for slot, code in enumerate(boxes.work):
-            if code != EMPTY:
+            if code != EMPTY and not can_work(state, seat, cell, Spot(slot + 1), code):
                 out.append(Unjam(seat, cell, Area(slot + 1), code))
     return out
 
@@ -207,6 +209,7 @@ def apply_stock_outbound(state: GameState, intent: StockOutbound) -> Next:
         raise IllegalIntent("C-yards.1", f"the Division Yard holds no {car_name(code)}")
     take_from_division(state, code)
     boxes.outbound.append(code)
+    claim_capacity(state, station, intent.cell)
     state.log("freight-agent", intent.seat, action="stock", car=code, cell=intent.cell)
     return Step.END_CHOICE
 
@@ -227,10 +230,13 @@ def apply_unjam(state: GameState, intent: Unjam) -> Next:
     if area is Area.OUTBOUND:
         if intent.car not in boxes.outbound:
             raise IllegalIntent("R6.3.3", "that car is not in the facility's green box")
+    elif boxes.work[area - 1] != intent.car or intent.car == EMPTY:  # a MEN|AT|WORK slot
+        raise IllegalIntent("R6.3.3", f"the {area.name} slot does not hold that car")
+    if can_work(state, intent.seat, intent.cell, Spot(area), intent.car):
+        raise IllegalIntent("R6.3.3", "the facility is not jammed: its workers can still move that load on")
+    if area is Area.OUTBOUND:
         boxes.outbound.remove(intent.car)
-    else:  # a MEN|AT|WORK slot
-        if boxes.work[area - 1] != intent.car or intent.car == EMPTY:
-            raise IllegalIntent("R6.3.3", f"the {area.name} slot does not hold that car")
+    else:
         boxes.work[area - 1], boxes.unloading[area - 1] = EMPTY, False
     retire(state, intent.car)
     state.log("freight-agent", intent.seat, action="unjam", car=intent.car, cell=intent.cell)

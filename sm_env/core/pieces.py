@@ -40,15 +40,17 @@ class Boxes:
 class Station:
     """One office's station area (D-grid.1): placed cards by (row, col), row 0 being the
     Running Track; facility boxes by cell; cars standing on cards, west to east; Modifier
-    cards by cell, with the facility each serves (R9.0.3)."""
+    cards by cell, with the facility each serves, and those whose effect a facility has used
+    this Stage (R9.0.3)."""
 
-    __slots__ = ("grid", "boxes", "cars", "modifiers")
+    __slots__ = ("grid", "boxes", "cars", "modifiers", "modifiers_used")
 
     def __init__(self) -> None:
         self.grid: dict[Cell, tuple[int, bool]] = {}  # cell -> (card type, rotated 180°)
         self.boxes: dict[Cell, Boxes] = {}
         self.cars: dict[Cell, tuple[int, ...]] = {}  # left-to-right order (RA.3.3)
         self.modifiers: dict[Cell, Cell] = {}  # modifier cell -> facility cell
+        self.modifiers_used: set[Cell] = set()  # emptied at the end of every Stage
 
     def copy(self) -> Station:
         other = Station.__new__(Station)
@@ -56,6 +58,7 @@ class Station:
         other.boxes = {cell: boxes.copy() for cell, boxes in self.boxes.items()}
         other.cars = self.cars.copy()
         other.modifiers = self.modifiers.copy()
+        other.modifiers_used = self.modifiers_used.copy()
         return other
 
 

@@ -67,7 +67,7 @@ _BUILD_PHASES = frozenset({Phase.NEW_TRAIN, Phase.EXTRA_SIDE, Phase.EXTRA_CONSIS
 _PHASES = {phase.value: phase for phase in Phase}
 _GRID_KINDS = (CardKind.LIMITS, CardKind.TRACK, CardKind.FACILITY, CardKind.MODIFIER)
 _TRAIN_KINDS = (CardKind.TRAIN, CardKind.EXTRA_TRAIN)
-_STATION_KEYS = ("grid", "boxes", "cars", "modifiers")
+_STATION_KEYS = ("grid", "boxes", "cars", "modifiers", "modifiers_used")
 _TRAY_FIELDS = (
     "office", "cell", "consist", "facing", "train", "split",
     "direction", "line", "region", "at_dp", "cleared_by",
@@ -446,6 +446,9 @@ class _Reader:
         unserved = sorted(modifier_cells - station.modifiers.keys())
         if unserved:
             _fail(f"{path}.modifiers", f"the Modifier at {list(unserved[0])} serves no facility (R9.0.3)")
+        for value, item_path in _entries(data["modifiers_used"], f"{path}.modifiers_used"):
+            used = station.modifiers_used
+            used.add(_cell_of(value, item_path, modifier_cells, "a cell with a Modifier card", used))
         return station
 
     def _grid(self, station: Station, value: object, path: str) -> None:

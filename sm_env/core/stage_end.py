@@ -20,6 +20,8 @@ GAME_OVER = Due(Phase.GAME_OVER, EMPTY)
 def end_stage(state: GameState) -> Next:
     """After the Cargo Phase: Shift Change, then the next Stage, day or the game's end."""
     state.workers_used = {}
+    for station in state.stations:  # R9.0.3: a Modifier serves one facility per Stage
+        station.modifiers_used.clear()
     if state.stage in SHIFT_CHANGE_STAGES:  # R5.1.5
         old = state.fedora
         state.fedora = (old + 1) % state.n

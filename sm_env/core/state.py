@@ -308,6 +308,7 @@ class GameState:
                     ),
                     "cars": sorted([list(cell), list(cars)] for cell, cars in st.cars.items()),
                     "modifiers": sorted([list(cell), list(served)] for cell, served in st.modifiers.items()),
+                    "modifiers_used": sorted(list(cell) for cell in st.modifiers_used),
                 }
                 for st in self.stations
             ],
