@@ -5,6 +5,7 @@ station-master demo --seed 7 --offices 4 --days 2 --json
 station-master demo --seed 1 --save-replay game.json
 station-master replay game.json --verify
 station-master tournament --bots random,random --offices 3 --days 2 --games 20 --seed 1
+station-master balance --offices 1,3,6 --days 5 --games 30 --seed 1
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents import REGISTRY, BotSpecError, bot_label, bot_name, make_bot, play_game, seat_seed, split_bot_list
+from experiments import balance as bal
 from experiments import tournament as tour
 from experiments.ledger import LEDGER_KINDS, tally
 from sm_env.core.config import GameConfig, HouseRules, Mode
@@ -43,8 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command == "tournament":
             return _tournament(args)
+        if args.command == "balance":
+            return _balance(args)
         return _replay(args)
-    except (ConfigError, ReplayError, BotSpecError, tour.TournamentError, OSError) as err:
+    except (ConfigError, ReplayError, BotSpecError, tour.TournamentError, bal.BalanceError, OSError) as err:
         print(f"station-master: error: {err}", file=sys.stderr)
         return 2
 
@@ -111,6 +115,38 @@ def _parser() -> argparse.ArgumentParser:
     _add_house_rule_option(match)
     match.add_argument("--json", action="store_true", help="print only a JSON summary")
     match.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    balance = sub.add_parser("balance", help="measure the rules per game-day over many games of the bots")
+    balance.add_argument(
+        "--offices",
+        default="1,3,6",
+        metavar="K,K,...",
+        help="office counts to play, each 1..6 (default 1,3,6)",
+    )
+    balance.add_argument("--days", type=int, default=5, metavar="D", help="days per game (default 5)")
+    balance.add_argument(
+        "--games", type=int, default=30, metavar="N", help="games per office count (default 30)"
+    )
+    balance.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="first game seed; game g uses S + g (default 1)"
+    )
+    balance.add_argument(
+        "--bots",
+        default=",".join(bal.DEFAULT_BOTS),
+        metavar="SPECS",
+        help=f"bots cycled over the seats, rotated by game (default {','.join(bal.DEFAULT_BOTS)}; "
+        f"known: {bots})",
+    )
+    balance.add_argument(
+        "--jobs",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        metavar="J",
+        help="worker processes (default: the CPU count)",
+    )
+    _add_house_rule_option(balance)
+    balance.add_argument("--json", action="store_true", help="print only a JSON document")
+    balance.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -318,6 +354,70 @@ def _summary_table(summaries: Sequence[tour.BotSummary]) -> Table:
             f"{s.rating.sigma:.2f}",
             f"{s.rating.ordinal:.2f}",
         )
+    return table
+
+
+def _balance(args: argparse.Namespace) -> int:
+    run = bal.Balance(
+        offices=bal.parse_offices(args.offices),
+        days=args.days,
+        games=args.games,
+        seed=args.seed,
+        bots=tuple(split_bot_list(args.bots)),
+        house_rules=HouseRules.from_names(args.house_rule),
+    )
+    total = len(run.offices) * run.games
+    if not args.json or not args.quiet:
+        rules = ", ".join(n for n in HouseRules.names() if getattr(run.house_rules, n)) or "none"
+        print(
+            f"{total} games: {run.games} per office count {','.join(map(str, run.offices))} "
+            f"(seeds {run.seed}..{run.seed + run.games - 1}), {run.days} day(s), bots {','.join(run.bots)} "
+            f"rotated over the seats, house rules: {rules}, {args.jobs} job(s)",
+            file=sys.stderr if args.json else sys.stdout,
+            flush=True,
+        )
+    start = time.perf_counter()
+    records = bal.play(run, args.jobs, progress=not args.quiet and sys.stderr.isatty())
+    wall = time.perf_counter() - start
+    summaries = bal.summarize(run, records)
+    if args.json:
+        print(json.dumps(bal.document(run, summaries), indent=2))
+        return 0
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)  # logs: no squeeze
+    for summary in summaries:
+        console.print(_balance_table(run, summary))
+        d = summary.collision_decisions
+        console.print(
+            f"collisions led to by a seat's decision: {d['led']} of {d['of']} "
+            f"(switching {d['switching']}, clearance {d['clearance']}); "
+            f"averted by a RED FLAG: {d['red_flags']}"
+        )
+    console.print(
+        "all days: per game, the total of a count and the mean over the days of a day's-end level; "
+        "trip lengths by day of completion (docs/balance.md)"
+    )
+    console.print(f"{total} games in {wall:.1f} s")
+    return 0
+
+
+def _balance_table(run: bal.Balance, summary: bal.OfficeSummary) -> Table:
+    ci = f"{bal.CONFIDENCE:.0%}"
+    table = Table(
+        title=f"{summary.offices} office(s), {run.days} day(s), {run.games} game(s): "
+        f"mean per game ± {ci} half-width",
+    )
+    table.add_column("metric", no_wrap=True)
+    for day in range(run.days):
+        table.add_column(f"Day {day + 1}", justify="right", no_wrap=True)
+    table.add_column("all days", justify="right", no_wrap=True)
+    section = None
+    for metric in summary.metrics:
+        name = next((name for name, metrics in bal.SECTIONS if metric in metrics), section)
+        if section is not None and name != section:
+            table.add_section()
+        section = name
+        cells = [*summary.days[metric.key], summary.all_days[metric.key]]
+        table.add_row(metric.label, *(bal.format_cell(cell) for cell in cells))
     return table
 
 
