@@ -175,8 +175,8 @@ def _act(state: GameState, index: int) -> Due | None:
         return None
     full = no_room_ahead(state, index)
     if full != EMPTY:
-        why = f"no A/D track is left for it at office {full}"
-        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="D-mainline.5")
+        why = "no A/D track is left for it at the next Control Point"
+        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="D-mainline.5", office=full)
         return None
     if ahead:  # R8.1.4: only following trains ahead
         return Due(Phase.CLEARANCE, state.fedora)
@@ -242,8 +242,8 @@ def _advance(state: GameState, index: int) -> Due | None:
         return collide(state, Collision(index, hit[1], office, hit[0], seat, "R8.2.3", where))
     at_office = sum(1 for t in state.trays if t.office == office and t.cell == OFFICE_CELL)
     if at_office >= geo.ad_tracks[station.grid[OFFICE_CELL][0]]:  # R8.2.3 (b), D-collision.1
-        why = f"office {office} has no free A/D track; it waits at the Limits"
-        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.2.3")
+        why = "the Office has no free A/D track: it waits at the Limits"
+        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.2.3", office=office)
         return None
     tray.line, tray.region = EMPTY, 0
     tray.office, tray.cell, tray.split = office, OFFICE_CELL, 0

@@ -112,6 +112,7 @@ _EVENT_TEXT: dict[str, str] = {
     "no-car-declined": "seat {seat} adds no car to {train:train}",
     "add-car": "seat {seat} puts a car on {train:train}: {car:car}",
     "hold": "{train:train} holds: {why} ({rule})",
+    "hold-at": "{train:train} holds: {why}, office {office} ({rule})",
     "arrive": "{train:train} arrives at office {office} for orders",
     "run-complete": "{train:train} completes its run at the {east:East|West} Division Point",
     "clearance": "the Superintendent (seat {seat}) {clear:clears|holds} following {train:train}",
@@ -146,6 +147,8 @@ def _template(event: Event) -> str:
         return "place-modifier"
     if kind == "new-train" and event.seat >= 0:
         return "new-extra"
+    if kind == "hold" and "office" in fields:
+        return "hold-at"
     if kind == "yard-refill" and fields.get("overnight"):
         return "yard-refill-overnight"
     if kind == "no-car" and fields.get("declined"):
