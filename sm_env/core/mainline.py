@@ -100,23 +100,24 @@ def bound_for(state: GameState, tray: Tray) -> int:
 
 
 def no_room_ahead(state: GameState, index: int) -> int:
-    """D-mainline.5: the next Control Point office of a train about to depart when it has no
-    A/D track left for it - each taken by a train on its Office card or by a dispatched train
-    bound for it, from either side - else EMPTY."""
+    """D-mainline.5: the next Control Point office of a train about to depart when it already
+    has as many trains running the same way as its A/D tracks less one - on its Office card,
+    or dispatched and bound for it - else EMPTY. The last track is kept for a train from the
+    other side, so opposing trains can always meet there."""
     tray = state.trays[index]
     d = tray.direction
     start = (0 if d > 0 else state.n - 1) if tray.at_dp else tray.office + d
     target = first_control_point(state, start, d)
     if target == EMPTY:
         return EMPTY  # D-mainline.3: a Division Point holds any number of trains
-    taken = 0
+    same_way = 0
     for i, other in enumerate(state.trays):
-        if i == index or other.train == EMPTY:
+        if i == index or other.train == EMPTY or other.direction != d:
             continue
         if other.office == target and other.cell == OFFICE_CELL or bound_for(state, other) == target:
-            taken += 1
+            same_way += 1
     tracks = geometry_for(state.catalogue).ad_tracks[state.stations[target].grid[OFFICE_CELL][0]]
-    return target if taken >= tracks else EMPTY
+    return target if same_way >= max(1, tracks - 1) else EMPTY
 
 
 def _first_obstacle(state: GameState, office: int, cols: range, direction: int) -> tuple[Cell, int] | None:
@@ -175,7 +176,7 @@ def _act(state: GameState, index: int) -> Due | None:
         return None
     full = no_room_ahead(state, index)
     if full != EMPTY:
-        why = "no A/D track is left for it at the next Control Point"
+        why = "no A/D track left at the next Control Point"
         state.log("hold", -1, train=tray.train, tray=index, why=why, rule="D-mainline.5", office=full)
         return None
     if ahead:  # R8.1.4: only following trains ahead
