@@ -286,7 +286,7 @@ def assert_invariants(state: GameState) -> None:
         if spec.extra:
             assert tray.train not in state.timetable
         else:
-            assert tray.train in state.timetable and tray.train not in state.held
+            assert tray.train in state.timetable  # it may be held too: its next section (D-run.3)
             assert tray.direction == (1 if spec.number % 2 == 0 else -1)
         if tray.office != EMPTY:
             assert tray.cell in state.stations[tray.office].grid
@@ -295,8 +295,9 @@ def assert_invariants(state: GameState) -> None:
             assert (tray.line, tray.region) not in regions  # D-mainline.3
             regions.add((tray.line, tray.region))
             assert tray.cleared_by != EMPTY
-    running = [t.train for t in state.trays if t.train != EMPTY]
-    assert len(running) == len(set(running))  # D-run.3: one train per card
+    extras = [t.train for t in state.trays if t.train != EMPTY and cat.cards[t.train].train.extra]
+    assert len(extras) == len(set(extras))  # D-run.3: an Extra runs on one tray; a timetabled
+    assert len(state.held) == len(set(state.held))  # train may run in sections, held once
     assert all(card in state.timetable for card in state.held)
     assert state.held == sorted(state.held, key=lambda card: cat.cards[card].train.number)
     # The clock.
@@ -667,6 +668,29 @@ def put_train_at_office(state: GameState, office: int, train_id: str | None = No
 
 def mainline_regions(state: GameState, line: int) -> int:
     return CAT.cards[state.mainline[line]].regions
+
+
+@scenario_edit
+def set_mainline_regions(state: GameState, line: int, regions: int) -> int:
+    """Mainline card ``line`` swapped, by hand, for a set-aside Mainline card of ``regions``
+    regions (D-mainline.1: 1 or 2), or for the card of that length on another line (the two
+    swap places), so a test does not depend on the seed's deal (R4.2). Returns the card."""
+    current = state.mainline[line]
+    if CAT.cards[current].regions == regions:
+        return current
+    aside = [c for c in state.set_aside if CAT.cards[c].kind is CardKind.MAINLINE]
+    card = next((c for c in aside if CAT.cards[c].regions == regions), EMPTY)
+    chain = list(state.mainline)
+    if card != EMPTY:
+        state.set_aside.remove(card)
+        insort(state.set_aside, current)
+    else:
+        other = next(i for i, c in enumerate(chain) if CAT.cards[c].regions == regions)
+        card = chain[other]
+        chain[other] = current
+    chain[line] = card
+    state.mainline = tuple(chain)
+    return card
 
 
 @scenario_edit

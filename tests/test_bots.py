@@ -14,6 +14,7 @@ from conftest import (
     give_card,
     hide_differently,
     lay_by_hand,
+    mainline_regions,
     new_state,
     place_facility,
     put_train_at_dp,
@@ -331,10 +332,11 @@ def test_bots_always_play_a_red_flag_they_are_offered() -> None:
 
 
 def danger_state() -> tuple[GameState, int]:
-    """Seat 0's Depot (one A/D track) holds eastbound No. 2: westbound No. 3 is on the last
-    region of the Mainline card east of it, so No. 2 may not leave (R8.1.3) and No. 3 will
-    arrive to a full Office in this Stage's Mainline Phase (R8.2.3). A siding at (1, 0) is two
-    Moves away. Returns the state at seat 0's Local Operations turn and the office."""
+    """Seat 0's Depot: eastbound No. 2 stands on the turnout at (0, -1), on the Running Track
+    between the west Limits and the Office, and eastbound No. 4 is on the last region of the
+    Mainline card west of it, so No. 4 will strike No. 2 arriving in this Stage's Mainline
+    Phase (R8.2.3). The siding at (1, 0) is one Move away. Returns the state at seat 0's Local
+    Operations turn and the office."""
     state = new_state(2, 8)
     seat = 0
     office = state.office_of_seat[seat]
@@ -343,8 +345,8 @@ def danger_state() -> tuple[GameState, int]:
     station.grid[(0, -2)] = station.grid.pop((0, -1))
     lay_by_hand(state, office, (0, -1), "turnout-right")
     lay_by_hand(state, office, (1, 0), "junction")
-    put_tray_in_station(state, seat, OFFICE_CELL, train_id="train-2")
-    put_train_on_line(state, office + 1, 0, "train-3")
+    put_tray_in_station(state, seat, (0, -1), train_id="train-2")
+    put_train_on_line(state, office, mainline_regions(state, office) - 1, "train-4")
     while state.current_player() != seat:
         state.apply(
             state.legal_intents()[0] if state.phase is not Phase.LOCAL_OPS else Pass(state.current_player())
@@ -365,13 +367,14 @@ def play_stage(state: GameState, bot: Agent, seat: int) -> None:
 
 
 def test_dispatcher_parks_a_held_train_on_its_siding_before_an_arrival() -> None:
-    """R8.2.3: the dispatcher foresees the arrival into a full Office, switches the held train
-    onto its siding, and nobody collides; the passenger operator, which does not look, pays."""
+    """R8.2.3: the dispatcher foresees the arrival into a train on its Running Track, switches
+    that train onto its siding, and nobody collides; the passenger operator, which does not
+    look, pays."""
     state, office = danger_state()
     play_stage(state, DispatcherBot(2), 0)
     assert state.revenue()[0] == 0
     trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
-    assert trains == {"train-2": (1, 0), "train-3": OFFICE_CELL}
+    assert trains == {"train-2": (1, 0), "train-4": OFFICE_CELL}
 
     state, office = danger_state()
     play_stage(state, PassengerBot(2), 0)

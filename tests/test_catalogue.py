@@ -222,7 +222,7 @@ def test_offices(cat: Catalogue) -> None:
         )
     assert rows == [
         ("whistle-post", 0, False, 1, 0, None),
-        ("depot", 1, True, 1, 1, (2, 2, 2)),
+        ("depot", 1, True, 2, 1, (2, 2, 2)),  # R2.1.11: a Depot has 2 A/D tracks (edition 2)
         ("station", 2, True, 2, 2, (2, 2, None)),
         ("terminal", 3, True, 3, 3, (3, 3, None)),
     ]

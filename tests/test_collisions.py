@@ -8,6 +8,7 @@ from conftest import (
     CAT,
     EMPTY,
     ENGINE,
+    OFFICE_CELL,
     assert_invariants,
     cid,
     expect_illegal,
@@ -22,11 +23,12 @@ from conftest import (
     put_tray_in_station,
     schedule_by_hand,
     set_consist,
+    set_mainline_regions,
     set_office,
     stand_cars,
 )
 
-from sm_env.core import grid, trains
+from sm_env.core import grid
 from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, car_code
 from sm_env.core.intents import Clearance, Pass, RedFlag
 from sm_env.core.phases import Phase
@@ -104,26 +106,106 @@ def test_r8_2_3_a_train_on_the_running_track_is_struck() -> None:
     assert_invariants(state)
 
 
-def test_r8_2_3_a_full_office_is_a_collision() -> None:
-    """A Whistle Post has one A/D track: a train holding there is struck by the arrival."""
+def hold_rules(state: GameState) -> list[str]:
+    """The rule of every ``hold`` event, in order."""
+    return [str(e.fields["rule"]) for e in state.events if e.kind == "hold"]
+
+
+def test_r8_2_3_d_collision_1_a_full_office_holds_the_arrival_at_the_limits() -> None:
+    """A Whistle Post has one A/D track: the arrival does not strike the train holding there
+    (edition 2); it waits at the Limits on the last region of its card, logs a hold, costs
+    nobody anything, and enters in the first later Mainline Phase that finds a track free."""
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
     holding = put_train_at_office(state, 1, "train-4")
+    set_consist(state, holding, (COACH_L, ENGINE, COACH_L))  # two engines' ends: R8.1.2 holds it
     tray = arriving(state, 1, "train-2")
+    where = (tray.line, tray.region)
     before = state.revenue()
+    for _stage in range(2):  # it waits as long as the track is taken
+        pass_local_ops(state)  # through this Stage's Mainline Phase
+        assert (tray.line, tray.region) == where and tray.office == EMPTY
+        assert holding.office == 1 and holding.train == cid("train-4")
+        assert hold_rules(state) == ["R8.2.3", "R8.1.2"]
+        assert [e.fields["tray"] for e in state.events if e.kind == "hold"][0] == state.trays.index(tray)
+        assert not any(e.kind == "collision" for e in state.events)
+        assert state.revenue() == before
+        assert_invariants(state)
+        state.events.clear()
+    set_consist(state, holding, (ENGINE, COACH_L))  # made up again: No. 4 may leave
     pass_local_ops(state)
-    assert tray.train == EMPTY and holding.train == EMPTY
-    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}
+    assert holding.line == 2  # No. 2 acted first and still waited; No. 4 then left
+    assert (tray.line, tray.region) == where and hold_rules(state) == ["R8.2.3"]
+    state.events.clear()
+    pass_local_ops(state)
+    assert tray.office == 1 and tray.cell == OFFICE_CELL and tray.line == EMPTY
+    assert [e.fields["tray"] for e in state.events if e.kind == "arrive"][0] == state.trays.index(tray)
+    assert state.revenue() == before
+    assert_invariants(state)
 
 
-def test_r8_2_3_d_collision_2_at_a_full_station_the_most_junior_train_is_struck() -> None:
+def test_r8_2_3_d_collision_1_at_a_full_station_nobody_is_struck() -> None:
+    """Both A/D tracks of a Station taken: the arrival waits at the Limits; the trains there
+    stay (they hold for the opposing train in their Subdivision, R8.1.3) and all three are
+    still in play, with no penalty."""
     state = new_state(3, 4)
     set_office(state, state.seat_of_office[1], "station")  # two A/D tracks
     senior = put_train_at_office(state, 1, "train-6")
     junior = put_train_at_office(state, 1, "train-10")
     tray = arriving(state, 1, "train-1")  # No. 1 acts first: nothing has left the office yet
+    where = (tray.line, tray.region)
+    before = state.revenue()
     pass_local_ops(state)
-    assert tray.train == EMPTY and junior.train == EMPTY
-    assert senior.train == cid("train-6")
+    assert (tray.line, tray.region) == where
+    assert (senior.train, junior.train) == (cid("train-6"), cid("train-10"))
+    assert senior.office == junior.office == 1
+    assert hold_rules(state) == ["R8.2.3", "R8.1.3", "R8.1.3"]
+    assert state.revenue() == before
+    assert_invariants(state)
+
+
+def test_r8_2_3_cars_inside_the_limits_still_wreck_a_train_arriving_at_a_full_office() -> None:
+    """The Running Track is checked before the A/D tracks: cars there are struck even when
+    the Office is full (the arrival does not wait at the Limits)."""
+    state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
+    holding = put_train_at_office(state, 1, "train-4")
+    set_consist(state, holding, (COACH_L, ENGINE, COACH_L))
+    tray = arriving(state, 1, "train-2")
+    stand_cars(state, 1, (0, -1), [BOXCAR_E])
+    before = state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY and holding.train == cid("train-4")
+    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}
+    collisions = [e for e in state.events if e.kind == "collision"]
+    assert [(e.fields["cause"], e.fields["rule"], e.fields["office"]) for e in collisions] == [
+        ("arrival-track", "R8.2.3", 1)
+    ]
+    assert_invariants(state)
+
+
+def test_r8_2_3_r10_1_a_following_train_runs_into_a_train_waiting_at_the_limits() -> None:
+    """No. 2 waits at the Limits of a full Whistle Post on the last region of its card; No. 4,
+    following on the region behind it, moves into it: a Mainline collision (R10.1) charged to
+    the Superintendent who cleared No. 4, not to the office's seat."""
+    state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
+    holding = put_train_at_office(state, 1, "train-6")
+    set_consist(state, holding, (COACH_L, ENGINE, COACH_L))  # it may not leave (R8.1.2)
+    waiting = arriving(state, 1, "train-2")
+    cleared_by = (state.fedora + 1) % 3
+    follower = put_train_on_line(state, 1, 0, "train-4", cleared_by=cleared_by)
+    before = state.revenue()
+    pass_local_ops(state)
+    assert waiting.train == EMPTY and follower.train == EMPTY
+    assert holding.train == cid("train-6")
+    assert charged(state, before) == {cleared_by: -PENALTY}
+    assert revenue_rules(state) == ["R10.1"]
+    collisions = [e for e in state.events if e.kind == "collision"]
+    assert [(e.seat, e.fields["cause"], e.fields["rule"]) for e in collisions] == [
+        (cleared_by, "mainline", "R10.1")
+    ]
+    assert hold_rules(state)[0] == "R8.2.3"
     assert_invariants(state)
 
 
@@ -131,6 +213,7 @@ def test_r2_1_11_a_meet_at_a_station_with_two_a_d_tracks() -> None:
     """No. 2 holds at a Station while opposing No. 1 is on the Mainline card ahead (R8.1.3);
     No. 1 arrives on the second A/D track; both go their ways with no collision."""
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
     set_office(state, state.seat_of_office[0], "station")
     east = put_train_at_office(state, 0, "train-2")
     west = put_train_on_line(state, 1, mainline_regions(state, 1) - 1, "train-1")
@@ -191,6 +274,7 @@ def test_d_collision_2_only_the_group_met_first_is_struck() -> None:
 def test_r10_1_opposing_trains_meeting_on_a_mainline_card() -> None:
     """The Superintendent who cleared the moving train pays, even after the Fedora moved."""
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
     cleared_by = (state.fedora + 1) % 3
     # No. 2 moves first, into No. 3's region
     east = put_train_on_line(state, 1, 0, "train-2", cleared_by=cleared_by)
@@ -207,6 +291,7 @@ def test_r10_1_opposing_trains_meeting_on_a_mainline_card() -> None:
 @pytest.mark.parametrize("clear", [True, False])
 def test_r10_1_clearing_a_follower_onto_an_occupied_start_region(clear: bool) -> None:
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
     leader = put_train_on_line(state, 1, 0, "train-8")  # junior: it has not moved yet
     follower = put_train_at_office(state, 0, "train-2")
     before = state.revenue()
@@ -237,8 +322,8 @@ def test_d_mainline_3_a_division_point_holds_any_number_of_trains() -> None:
 def test_d_collision_2_what_leaves_play() -> None:
     state = new_state(3, 4)
     extra = set_consist(state, arriving(state, 1, "extra-9", direction=1), (CABOOSE_CODE, BOXCAR_E, ENGINE))
-    holding = put_train_at_office(state, 1, "train-10")  # junior: still there when X9 arrives
-    set_consist(state, holding, (COACH_L, ENGINE))
+    holding = put_tray_in_station(state, state.seat_of_office[1], (0, -1), train_id="train-10")
+    set_consist(state, holding, (COACH_L, ENGINE))  # on the Running Track X9 enters by
     assert_invariants(state)
     classification, division = state.classification[:], state.division[:]
     pass_local_ops(state)
@@ -259,7 +344,7 @@ def test_r10_3_a_wrecked_timetabled_train_runs_again_the_next_day() -> None:
     while state.day == 0:
         finish_stage(state)
     assert any("COLLISION" in event_text(e, state) for e in state.events)
-    assert not trains.running(state, cid("train-2"))
+    assert all(t.train != cid("train-2") for t in state.trays)
     state.events.clear()
     finish_stage(state)
     assert any(e.kind == "new-train" and "No. 2" in event_text(e, state) for e in state.events)
@@ -319,6 +404,7 @@ def test_d_redflag_1_declining_it_lets_the_collision_happen() -> None:
 
 def test_d_redflag_1_the_superintendent_may_flag_a_mainline_collision() -> None:
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
     east = put_train_on_line(state, 1, 0, "train-2")
     west = put_train_on_line(state, 1, 1, "train-3")
     give_red_flag(state, east.cleared_by)

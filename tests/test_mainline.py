@@ -22,6 +22,7 @@ from conftest import (
     put_tray_in_station,
     schedule_by_hand,
     set_consist,
+    set_mainline_regions,
     set_office,
 )
 
@@ -107,6 +108,7 @@ def test_r8_0_1_lower_numbers_move_first(follower_id: str, leader_id: str, colli
     """R8.0.1: a senior follower one region behind moves first, into its leader (D-mainline.3);
     a junior one moves after the leader has gone on."""
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)  # the deal gives Mainline 1 one region
     follower = put_train_on_line(state, 1, 0, follower_id)
     leader = put_train_on_line(state, 1, 1, leader_id)
     pass_local_ops(state)
@@ -117,6 +119,7 @@ def test_r8_0_1_lower_numbers_move_first(follower_id: str, leader_id: str, colli
 
 def test_r8_0_1_a_timetabled_train_outranks_the_extra_of_its_number() -> None:
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)  # the deal gives Mainline 1 one region
     last = mainline_regions(state, 1) - 1
     extra = put_train_on_line(state, 1, last, "extra-3", direction=-1)  # follower, westbound
     no3 = put_train_on_line(state, 1, last - 1, "train-3")  # leader, one region west
@@ -128,6 +131,7 @@ def test_r8_0_1_a_timetabled_train_outranks_the_extra_of_its_number() -> None:
 
 def test_d_mainline_2_each_train_acts_once_per_phase() -> None:
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)  # the deal gives Mainline 1 one region
     tray = put_train_on_line(state, 1, 0, "train-2")
     pass_local_ops(state)
     assert tray.region == 1  # moved exactly one region, not more
@@ -263,6 +267,7 @@ def test_r8_1_4_a_following_train_waits_for_the_superintendent() -> None:
 def test_r8_1_4_cleared_follower_departs_and_held_one_stays() -> None:
     for clear in (True, False):
         state = new_state(3, 4)
+        set_mainline_regions(state, 1, 2)  # the deal gives Mainline 1 one region
         leader = put_train_on_line(state, 1, 1, "train-2")  # No. 2 acts first, then No. 4
         follower = put_train_at_office(state, 0, "train-4")
         pass_local_ops(state)
@@ -279,6 +284,7 @@ def test_r8_1_4_cleared_follower_departs_and_held_one_stays() -> None:
 
 def test_r8_1_4_a_held_follower_is_asked_again_next_stage() -> None:
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)  # the deal gives Mainline 1 one region
     put_train_on_line(state, 1, 0, "train-2")
     follower = put_train_at_office(state, 0, "train-4")
     pass_local_ops(state)
@@ -325,7 +331,7 @@ def test_d_run_3_a_timetabled_train_reruns_the_next_day() -> None:
     # run the day out: No. 2 completes its run at the East DP
     while state.day == 0:
         finish_stage(state)
-    assert not trains.running(state, card)
+    assert all(t.train != card for t in state.trays)
     state.events.clear()
     finish_stage(state)  # Stage 1 of day 2: built again
     assert any(e.kind == "new-train" and "No. 2" in event_text(e, state) for e in state.events)
