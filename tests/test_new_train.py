@@ -25,10 +25,21 @@ from conftest import (
     schedule_by_hand,
 )
 
-from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, N_CAR_CODES, REEFER, TANK, car_code
+from sm_env.core.cars import (
+    BOXCAR,
+    CABOOSE_CODE,
+    COACH,
+    HOPPER,
+    N_CAR_CODES,
+    REEFER,
+    TANK,
+    car_code,
+    car_name,
+)
 from sm_env.core.intents import AddCar, ChooseDivisionPoint, EndConsist, EndTurn, Intent, PlayCard
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import Tray
+from sm_env.core.registry import INTENTS
 from sm_env.core.state import GameState
 from sm_env.core.text import event_text, render_division
 from sm_env.core.trains import free_tray, front_to_back, train_label
@@ -242,7 +253,7 @@ def test_r7_3_required_caboose_missing_from_the_division_yard() -> None:
     tray = building(state)
     assert tray.consist == (ENGINE,)
     assert state.classification[CABOOSE_CODE] == 6
-    assert legal_cars(state) == {EMPTY_HOPPER, LOADED_HOPPER}
+    assert legal_cars(state) == {EMPTY_HOPPER}
     assert_invariants(state)
 
 
@@ -250,13 +261,13 @@ def test_r7_3_required_caboose_missing_from_the_division_yard() -> None:
 
 
 def test_r7_4_each_seat_adds_one_car_from_the_superintendent_leftward() -> None:
-    """R7.4: one decision per seat, from the Fedora holder leftward; each adds one car."""
+    """R7.4: one decision per seat, from the Fedora holder leftward; each adds one empty car."""
     state = new_state(4, 2)
     assert state.fedora == 3
     card = due_now(state, "train-11")
     pass_local_ops(state)
     seats, added = [], []
-    for car in (LOADED_BOXCAR, EMPTY_HOPPER, LOADED_REEFER, EMPTY_TANK):
+    for car in (EMPTY_BOXCAR, EMPTY_HOPPER, EMPTY_REEFER, EMPTY_TANK):
         assert phase(state) is Phase.NEW_TRAIN
         seats.append(state.actor)
         assert state.current_player() == state.actor
@@ -268,53 +279,105 @@ def test_r7_4_each_seat_adds_one_car_from_the_superintendent_leftward() -> None:
             assert front_to_back(building(state))[1:] == added
     assert seats == [3, 0, 1, 2]
     (tray,) = trays_with(state, card)
-    assert front_to_back(tray) == [ENGINE, LOADED_BOXCAR, EMPTY_HOPPER, LOADED_REEFER, EMPTY_TANK]
+    assert front_to_back(tray) == [ENGINE, EMPTY_BOXCAR, EMPTY_HOPPER, EMPTY_REEFER, EMPTY_TANK]
     assert phase(state) is not Phase.NEW_TRAIN
     assert_invariants(state)
 
 
-def test_r7_4_legal_cars_are_exactly_the_allowed_codes_in_the_yard() -> None:
-    """R7.4: the AddCar list is every listed type (loaded or empty) still in the Division
-    Yard, plus a caboose when the card permits one; nothing else."""
+def test_r7_4_legal_cars_are_exactly_the_allowed_empty_codes_in_the_yard() -> None:
+    """R7.4 / C-yards.1: the AddCar list is every listed type still in the Division Yard as an
+    empty car, plus a caboose when the card permits one, plus EndConsist (the seat may add
+    none); loaded cars are never offered, though the yard holds them."""
     state = new_state(3, 5)
     due_now(state, "train-11")  # boxcar, hopper, reefer, tank (3 each); caboose permitted
-    move_division_to_classification(state, LOADED_TANK)
     move_division_to_classification(state, EMPTY_REEFER)
     pass_local_ops(state)
     seat = state.actor
     assert seat == state.fedora
-    listed = [car_code(kind, loaded) for kind in (BOXCAR, HOPPER, REEFER, TANK) for loaded in (False, True)]
-    expected = in_yard(state, listed + [CABOOSE_CODE])
-    assert expected == {
-        EMPTY_BOXCAR,
-        LOADED_BOXCAR,
-        EMPTY_HOPPER,
-        LOADED_HOPPER,
-        LOADED_REEFER,
-        EMPTY_TANK,
-        CABOOSE_CODE,
-    }
+    loaded = [car_code(kind, True) for kind in (BOXCAR, HOPPER, REEFER, TANK)]
+    assert in_yard(state, loaded) == set(loaded)
+    expected = {EMPTY_BOXCAR, EMPTY_HOPPER, EMPTY_TANK, CABOOSE_CODE}
     legal = state.legal_intents()
-    assert len(legal) == len(set(legal)) == len(expected)
-    assert set(legal) == {AddCar(seat, car) for car in expected}
+    assert len(legal) == len(set(legal)) == len(expected) + 1
+    assert set(legal) == {AddCar(seat, car) for car in expected} | {EndConsist(seat)}
+    assert legal[-1] == EndConsist(seat)
+    for car in loaded:
+        expect_illegal(state, AddCar(seat, car), "R7.4", f"takes no {car_name(car)}")
+    assert_invariants(state)
+
+
+def test_r7_4_only_loaded_cars_left_means_no_decision() -> None:
+    """R7.4: the Division Yard holds only loaded coaches: train 1 (coaches) finds no car for
+    any seat, so no decision is offered and it runs as a bare engine."""
+    state = new_state(2, 1)
+    card = due_now(state, "train-1")
+    move_division_to_classification(state, EMPTY_COACH)
+    assert state.division[LOADED_COACH] > 0
+    pass_local_ops(state)
+    assert phase(state) is Phase.LOCAL_OPS
+    assert no_car_seats(state) == [state.fedora, 1 - state.fedora]
+    (tray,) = trays_with(state, card)
+    assert tray.consist == (ENGINE,)
+    assert_invariants(state)
+
+
+def test_r7_4_end_consist_declines_and_the_next_seat_decides() -> None:
+    """R7.4: a seat may place no car (EndConsist): the Division Yard and the train are
+    untouched, a declined ``no-car`` is logged, and the next seat leftward decides."""
+    state = new_state(3, 5)
+    card = due_now(state, "train-5")
+    pass_local_ops(state)
+    first = state.actor
+    division, classification = state.division[:], state.classification[:]
+    total, consist = state.division_total, building(state).consist
+    state.apply(EndConsist(first))
+    assert state.division == division and state.classification == classification
+    assert state.division_total == total and building(state).consist == consist
+    (event,) = [e for e in state.events if e.kind == "no-car"]
+    assert event.seat == first and event.fields["declined"] is True
+    assert event_text(event, state) == f"seat {first} adds no car to No. 5"
+    assert phase(state) is Phase.NEW_TRAIN and state.actor == (first + 1) % 3
+    state.apply(AddCar(state.actor, EMPTY_COACH))
+    state.apply(EndConsist(state.actor))
+    (tray,) = trays_with(state, card)
+    assert cars(tray) == [EMPTY_COACH, CABOOSE_CODE]
+    assert [e.fields.get("declined") for e in state.events if e.kind == "no-car"] == [True, True]
+    assert_invariants(state)
+
+
+def test_r7_4_every_seat_may_decline() -> None:
+    """R7.4: every seat declines: the train leaves as made up at R7.3 (engine and required
+    caboose), and no car left the Division Yard."""
+    state = new_state(3, 5)
+    card = due_now(state, "train-5")
+    pass_local_ops(state)
+    division = state.division[:]
+    seats = []
+    while phase(state) is Phase.NEW_TRAIN:
+        seats.append(state.actor)
+        state.apply(EndConsist(state.actor))
+    assert seats == [(state.fedora + i) % 3 for i in range(3)]
+    assert state.division == division
+    assert any(e.kind == "train-ready" and e.fields["train"] == card for e in state.events)
     assert_invariants(state)
 
 
 def test_r7_4_a_seat_with_no_allowed_car_is_skipped() -> None:
-    """R7.4: only one coach is left for train 1: the Superintendent takes it, the other
-    seats find none and place nothing; the train runs short."""
+    """R7.4: only one empty coach is left for train 1: the Superintendent takes it, the other
+    seats find none and place nothing (no decision); the train runs short."""
     state = new_state(3, 5)
     card = due_now(state, "train-1")
-    move_division_to_classification(state, EMPTY_COACH)
-    move_division_to_classification(state, LOADED_COACH, keep=1)
+    move_division_to_classification(state, LOADED_COACH)
+    move_division_to_classification(state, EMPTY_COACH, keep=1)
     pass_local_ops(state)
     first = state.fedora
-    assert state.actor == first and legal_cars(state) == {LOADED_COACH}
-    state.apply(AddCar(first, LOADED_COACH))
+    assert state.actor == first and legal_cars(state) == {EMPTY_COACH}
+    state.apply(AddCar(first, EMPTY_COACH))
     assert no_car_seats(state) == [(first + 1) % 3, (first + 2) % 3]
+    assert not any(e.fields.get("declined") for e in state.events if e.kind == "no-car")
     assert phase(state) is not Phase.NEW_TRAIN
     (tray,) = trays_with(state, card)
-    assert cars(tray) == [LOADED_COACH]
+    assert cars(tray) == [EMPTY_COACH]
     assert_invariants(state)
 
 
@@ -334,30 +397,43 @@ def test_r7_4_no_decision_when_no_seat_finds_a_car() -> None:
 
 
 def test_r7_4_illegal_cars_are_refused_and_change_nothing() -> None:
-    """R7.4: a type the card does not list and a forbidden caboose are refused (R7.4), a car
-    the Division Yard lacks too (C-yards.1), the state untouched; the seat still has to choose."""
+    """R7.4: a type the card does not list, a forbidden caboose and a loaded car are refused
+    (R7.4), an empty car the Division Yard lacks too (C-yards.1), the state untouched; the
+    seat still has to choose."""
     state = new_state(2, 1)
-    due_now(state, "train-1")
-    move_division_to_classification(state, LOADED_COACH)
+    due_now(state, "train-5")  # coach 2, boxcar 1, reefer 1; caboose required
+    move_division_to_classification(state, EMPTY_BOXCAR)
     pass_local_ops(state)
     seat = state.actor
-    expect_illegal(state, AddCar(seat, EMPTY_BOXCAR), "R7.4", "takes no empty boxcar")
+    before = state.snapshot()
+    expect_illegal(state, AddCar(seat, EMPTY_HOPPER), "R7.4", "takes no empty hopper")
     expect_illegal(state, AddCar(seat, CABOOSE_CODE), "R7.4", "takes no caboose")
-    expect_illegal(state, AddCar(seat, LOADED_COACH), "C-yards.1", "holds no loaded coach")
+    expect_illegal(state, AddCar(seat, LOADED_COACH), "R7.4", "takes no loaded coach")
+    expect_illegal(state, AddCar(seat, EMPTY_BOXCAR), "C-yards.1", "holds no empty boxcar")
+    assert state.snapshot() == before
     assert phase(state) is Phase.NEW_TRAIN and state.actor == seat
-    assert legal_cars(state) == {EMPTY_COACH}
+    assert legal_cars(state) == {EMPTY_COACH, EMPTY_REEFER}
     assert_invariants(state)
 
 
 def test_r7_4_wrong_seat_or_wrong_intent_is_refused() -> None:
-    """R7.4 / R5.0.1: only the deciding seat, and only AddCar, in the New Train step."""
+    """R7.4 / R5.0.1: only the deciding seat, and only AddCar or EndConsist, in the New Train
+    step."""
     state = new_state(3, 5)
     due_now(state, "train-1")
     pass_local_ops(state)
     seat = state.actor
-    expect_illegal(state, AddCar((seat + 1) % 3, EMPTY_COACH), "R5.0.1", f"seat {seat} must decide")
-    expect_illegal(state, EndConsist(seat), "R5.0.1", "not a decision")
+    other = (seat + 1) % 3
+    expect_illegal(state, AddCar(other, EMPTY_COACH), "R5.0.1", f"seat {seat} must decide")
+    expect_illegal(state, EndConsist(other), "R5.0.1", f"seat {seat} must decide")
     expect_illegal(state, ChooseDivisionPoint(seat, True), "R5.0.1", "not a decision")
+    assert EndConsist(seat) in state.legal_intents()
+
+
+def test_r7_4_end_consist_is_registered_for_the_new_train_phase() -> None:
+    """R7.4 / R7.5: EndConsist is an intent of the New Train and the Extra consist steps."""
+    (entry,) = [e for e in INTENTS if e.cls is EndConsist]
+    assert entry.phases == frozenset({Phase.NEW_TRAIN, Phase.EXTRA_CONSIST})
 
 
 def test_r7_4_c_trays_5_a_type_at_its_maximum_is_refused() -> None:
@@ -367,19 +443,19 @@ def test_r7_4_c_trays_5_a_type_at_its_maximum_is_refused() -> None:
     card = due_now(state, "train-5")  # coach 2, boxcar 1, reefer 1; caboose required
     pass_local_ops(state)
     first = state.actor
-    state.apply(AddCar(first, LOADED_BOXCAR))
+    state.apply(AddCar(first, EMPTY_BOXCAR))
     second = state.actor
     assert second == (first + 1) % 3
-    assert legal_cars(state) == {EMPTY_COACH, LOADED_COACH, EMPTY_REEFER, LOADED_REEFER}
+    assert legal_cars(state) == {EMPTY_COACH, EMPTY_REEFER}
     expect_illegal(state, AddCar(second, EMPTY_BOXCAR), "R7.4", "takes no empty boxcar")
     state.apply(AddCar(second, EMPTY_REEFER))
     third = state.actor
-    assert legal_cars(state) == {EMPTY_COACH, LOADED_COACH}
-    expect_illegal(state, AddCar(third, LOADED_REEFER), "R7.4")
-    assert building(state).consist == (ENGINE, LOADED_BOXCAR, EMPTY_REEFER, CABOOSE_CODE)
-    state.apply(AddCar(third, LOADED_COACH))
+    assert legal_cars(state) == {EMPTY_COACH}
+    expect_illegal(state, AddCar(third, EMPTY_REEFER), "R7.4")
+    assert building(state).consist == (ENGINE, EMPTY_BOXCAR, EMPTY_REEFER, CABOOSE_CODE)
+    state.apply(AddCar(third, EMPTY_COACH))
     (tray,) = trays_with(state, card)
-    assert tray.consist == (ENGINE, LOADED_BOXCAR, EMPTY_REEFER, LOADED_COACH, CABOOSE_CODE)
+    assert tray.consist == (ENGINE, EMPTY_BOXCAR, EMPTY_REEFER, EMPTY_COACH, CABOOSE_CODE)
     assert_invariants(state)
 
 
@@ -389,11 +465,11 @@ def test_r7_4_eastbound_cars_go_behind_the_engine_in_placing_order() -> None:
     state = new_state(3, 5)
     card = due_now(state, "train-6")
     pass_local_ops(state)
-    for car in (EMPTY_COACH, LOADED_REEFER, LOADED_COACH):
+    for car in (EMPTY_COACH, EMPTY_REEFER, EMPTY_BOXCAR):
         state.apply(AddCar(state.actor, car))
     (tray,) = trays_with(state, card)
-    assert tray.consist == (CABOOSE_CODE, LOADED_COACH, LOADED_REEFER, EMPTY_COACH, ENGINE)
-    assert front_to_back(tray) == [ENGINE, EMPTY_COACH, LOADED_REEFER, LOADED_COACH, CABOOSE_CODE]
+    assert tray.consist == (CABOOSE_CODE, EMPTY_BOXCAR, EMPTY_REEFER, EMPTY_COACH, ENGINE)
+    assert front_to_back(tray) == [ENGINE, EMPTY_COACH, EMPTY_REEFER, EMPTY_BOXCAR, CABOOSE_CODE]
     assert_invariants(state)
 
 
@@ -409,9 +485,9 @@ def test_r7_4_a_permitted_caboose_goes_to_the_rear_and_only_once() -> None:
     expect_illegal(state, AddCar(state.actor, CABOOSE_CODE), "R7.4")
     state.apply(AddCar(state.actor, EMPTY_BOXCAR))
     assert front_to_back(building(state)) == [ENGINE, EMPTY_BOXCAR, CABOOSE_CODE]
-    state.apply(AddCar(state.actor, LOADED_TANK))
+    state.apply(AddCar(state.actor, EMPTY_TANK))
     (tray,) = trays_with(state, card)
-    assert front_to_back(tray) == [ENGINE, EMPTY_BOXCAR, LOADED_TANK, CABOOSE_CODE]
+    assert front_to_back(tray) == [ENGINE, EMPTY_BOXCAR, EMPTY_TANK, CABOOSE_CODE]
     assert_invariants(state)
 
 
@@ -452,19 +528,19 @@ def test_r7_4_c_yards_2_last_car_brings_the_classification_yard_back() -> None:
     state = new_state(2, 1)
     card = due_now(state, "train-1")
     for code in range(N_CAR_CODES):
-        move_division_to_classification(state, code, keep=1 if code == LOADED_COACH else 0)
+        move_division_to_classification(state, code, keep=1 if code == EMPTY_COACH else 0)
     assert state.division_total == 1
     returning = state.classification[:]
     pass_local_ops(state)
     first = state.actor
-    state.apply(AddCar(first, LOADED_COACH))
+    state.apply(AddCar(first, EMPTY_COACH))
     assert [e.kind for e in state.events].count("yard-refill") == 1
     assert state.division == returning and state.classification == [0] * N_CAR_CODES
     assert phase(state) is Phase.NEW_TRAIN and state.actor == 1 - first
-    assert legal_cars(state) == {EMPTY_COACH, LOADED_COACH}
+    assert legal_cars(state) == {EMPTY_COACH}
     state.apply(AddCar(state.actor, EMPTY_COACH))
     (tray,) = trays_with(state, card)
-    assert cars(tray) == [LOADED_COACH, EMPTY_COACH]
+    assert cars(tray) == [EMPTY_COACH, EMPTY_COACH]
     assert_invariants(state)
 
 
@@ -517,7 +593,8 @@ def test_r7_1_held_trains_are_built_lowest_number_first() -> None:
 
 def test_r7_1_d_run_3_held_train_is_not_added_twice_when_its_slot_comes_again() -> None:
     """R7.1 / D-run.3: a train held all day is due again at its slot the next day; it stays
-    in the held trains once."""
+    in the held trains once. The blockers' own slots come while they still stand on their
+    trays: each is held once as its next section, by number."""
     state = new_state(3, 5, days=2)
     block_every_tray(state, BLOCKERS, 6)
     card = due_now(state, "train-4")
@@ -525,33 +602,63 @@ def test_r7_1_d_run_3_held_train_is_not_added_twice_when_its_slot_comes_again() 
     assert state.held == [card]
     while state.day == 0:
         finish_stage(state)
-    assert state.held == [card]
+    sections = [cid(train_id) for train_id in BLOCKERS]
+    assert state.held == [card, *sections]
     pass_local_ops(state)  # day 2, Stage 1: its slot again
     assert (state.day, state.stage) == (1, 1)
-    assert state.held == [card]
+    assert state.held == [card, *sections]
     assert made_up(state, card) == []
     assert_invariants(state)
 
 
-# --------------------------------------------------------------------------- D-run.3: one train per card
+# --------------------------------------------------------------------------- D-run.3: sections
 
 
-def test_d_run_3_a_running_train_is_not_built_again() -> None:
-    """D-run.3: trains 1 and 3 are due but still have their trays (in a station, on the
-    Mainline): no second train, nothing held."""
+def test_d_run_3_a_running_train_is_built_again_as_a_second_section() -> None:
+    """D-run.3: trains 1 and 3 are due while still on their trays (in a station, on the
+    Mainline): each runs again as another section, a second tray carrying the same card."""
     state = new_state(2, 1)
     one, three = cid("train-1"), cid("train-3")
     schedule_by_hand(state, one, 0)
     schedule_by_hand(state, three, 1)
-    put_tray_in_station(state, 0, (0, 1), train_id="train-1")
+    first = put_tray_in_station(state, 0, (0, 1), train_id="train-1")
     pass_local_ops(state)
-    assert made_up(state, one) == [] and state.held == []
-    assert len(trays_with(state, one)) == 1 and trays_with(state, one)[0].cell == (0, 1)
-    assert phase(state) is Phase.LOCAL_OPS and state.stage == 1
+    assert made_up(state, one) == [(0, 0)] and state.held == []
+    add_first_cars(state)
+    assert len(trays_with(state, one)) == 2 and first.cell == (0, 1)
+    assert_invariants(state)
+    finish_stage(state)
+    assert state.stage == 1
     put_train_on_line(state, 1, 0, "train-3")
     pass_local_ops(state)
-    assert made_up(state, three) == [] and state.held == []
-    assert len(trays_with(state, three)) == 1
+    assert made_up(state, three) == [(0, 1)] and state.held == []
+    add_first_cars(state)
+    assert len(trays_with(state, three)) == 2
+    assert_invariants(state)
+
+
+def test_d_run_3_c_trays_2_a_section_waits_for_a_free_tray() -> None:
+    """D-run.3 / C-trays.2: No. 7 is due while it stands on a tray and every tray is busy: the
+    section is held (once), not built; when a tray frees it is built in the next New Train
+    Phase, and the first section keeps its tray."""
+    state = new_state(3, 5)
+    block_every_tray(state, BLOCKERS, 0)  # No. 7 (slot 0) is due now, still on its tray
+    seven = cid("train-7")
+    (running,) = trays_with(state, seven)
+    pass_local_ops(state)
+    assert state.held == [seven]
+    assert made_up(state, seven) == [] and trays_with(state, seven) == [running]
+    assert any(e.kind == "held" and "No. 7 held" in event_text(e, state) for e in state.events)
+    assert_invariants(state)
+    pass_local_ops(state)  # No. 8's slot: held too, No. 7 still once
+    assert state.held == [seven, cid("train-8")]
+    state.trays[5].free()  # one tray frees (D-run.2)
+    pass_local_ops(state)
+    assert made_up(state, seven) == [(0, 2)]
+    assert phase(state) is Phase.NEW_TRAIN and building(state).train == seven
+    assert running.train == seven and len(trays_with(state, seven)) == 2
+    assert state.held == [cid("train-8"), cid("train-9")]  # No. 9's slot came, no tray for it
+    add_first_cars(state)
     assert_invariants(state)
 
 
@@ -574,15 +681,15 @@ def test_r7_5_extra_owner_sets_it_at_the_east_dp_and_picks_the_consist() -> None
     tray = building(state)
     assert tray.at_dp and tray.direction == -1 and tray.consist == (ENGINE, CABOOSE_CODE)
     assert phase(state) is Phase.EXTRA_CONSIST and state.actor == owner
-    expected = {AddCar(owner, c) for c in (EMPTY_BOXCAR, LOADED_BOXCAR, EMPTY_HOPPER, LOADED_HOPPER)}
+    expected = {AddCar(owner, c) for c in (EMPTY_BOXCAR, EMPTY_HOPPER)}
     assert set(state.legal_intents()) == expected | {EndConsist(owner)}
     assert_invariants(state)
-    state.apply(AddCar(owner, LOADED_HOPPER))
+    state.apply(AddCar(owner, EMPTY_HOPPER))
     assert phase(state) is Phase.EXTRA_CONSIST and state.actor == owner
     state.apply(AddCar(owner, EMPTY_BOXCAR))
     state.apply(EndConsist(owner))
     (tray,) = trays_with(state, extra)
-    assert tray.consist == (ENGINE, LOADED_HOPPER, EMPTY_BOXCAR, CABOOSE_CODE)
+    assert tray.consist == (ENGINE, EMPTY_HOPPER, EMPTY_BOXCAR, CABOOSE_CODE)
     assert tray.direction == -1 and tray.line == state.n  # it left the East DP (R8.0.1)
     assert f"seat {owner} sets Extra X9 at the East Division Point" in [
         event_text(e, state) for e in state.events
@@ -600,12 +707,12 @@ def test_r7_5_extra_at_the_west_dp_runs_east_and_stops_at_max_cars() -> None:
     state.apply(ChooseDivisionPoint(owner, False))
     tray = building(state)
     assert tray.at_dp and tray.direction == 1 and tray.consist == (CABOOSE_CODE, ENGINE)
-    for car in (EMPTY_HOPPER, LOADED_BOXCAR, LOADED_HOPPER):
+    for car in (EMPTY_HOPPER, EMPTY_BOXCAR, EMPTY_HOPPER):
         assert phase(state) is Phase.EXTRA_CONSIST
         state.apply(AddCar(owner, car))
     assert phase(state) is not Phase.EXTRA_CONSIST
     (tray,) = trays_with(state, extra)
-    assert tray.consist == (CABOOSE_CODE, LOADED_HOPPER, LOADED_BOXCAR, EMPTY_HOPPER, ENGINE)
+    assert tray.consist == (CABOOSE_CODE, EMPTY_HOPPER, EMPTY_BOXCAR, EMPTY_HOPPER, ENGINE)
     assert tray.direction == 1 and tray.line == 0
     assert_invariants(state)
 
@@ -622,6 +729,10 @@ def test_r7_5_extra_illegal_cars_and_intents() -> None:
     state.apply(ChooseDivisionPoint(owner, True))
     expect_illegal(state, AddCar(owner, EMPTY_COACH), "R7.5", "takes no empty coach")
     expect_illegal(state, AddCar(owner, CABOOSE_CODE), "R7.5", "takes no caboose")
+    for loaded in (LOADED_BOXCAR, LOADED_HOPPER):  # R7.5: empty cars only, as R7.4
+        assert state.division[loaded] > 0
+        expect_illegal(state, AddCar(owner, loaded), "R7.5", f"takes no {car_name(loaded)}")
+    assert legal_cars(state) == {EMPTY_BOXCAR, EMPTY_HOPPER}
     expect_illegal(state, AddCar(other, EMPTY_BOXCAR), "R5.0.1")
     expect_illegal(state, EndConsist(other), "R5.0.1")
     expect_illegal(state, ChooseDivisionPoint(owner, False), "R5.0.1", "not a decision")
@@ -639,11 +750,11 @@ def test_r7_5_extra_with_a_permitted_caboose_may_take_one() -> None:
     state.apply(ChooseDivisionPoint(owner, True))
     assert building(state).consist == (ENGINE,)
     state.apply(AddCar(owner, CABOOSE_CODE))
-    state.apply(AddCar(owner, LOADED_TANK))
+    state.apply(AddCar(owner, EMPTY_TANK))
     assert CABOOSE_CODE not in legal_cars(state)
     state.apply(EndConsist(owner))
     (tray,) = trays_with(state, extra)
-    assert front_to_back(tray) == [ENGINE, LOADED_TANK, CABOOSE_CODE]
+    assert front_to_back(tray) == [ENGINE, EMPTY_TANK, CABOOSE_CODE]
     assert_invariants(state)
 
 
