@@ -30,6 +30,7 @@ def test_defaults() -> None:
         "sister_trains",
         "employee_rotation",
         "emergency_toolbox",
+        "overnight_yard",  # V-yards.1, a variant beyond the seeds
     }
 
 

@@ -83,9 +83,10 @@ def test_d_end_3_no_decision_after_the_game_ends() -> None:
 
 
 @pytest.mark.parametrize("offices", [2, 3, 6])
-def test_rb_3_employee_rotation_moves_everyone_one_station_east(offices: int) -> None:
-    """RB.3: after each day that does not end the game, seat s takes the office seat s+1 held;
-    revenue, hand and the Fedora stay with the seat; stations stay with the office."""
+def test_rb_3_employee_rotation_moves_everyone_one_station_west(offices: int) -> None:
+    """RB.3: after each day that does not end the game, seat s takes the office seat s+1 held,
+    which under D-seat.1 is the next station west (the westernmost's holder goes to the
+    easternmost); revenue, hand and the Fedora stay with the seat; stations stay with the office."""
     state = new_state(offices, 8, days=3, employee_rotation=True)
     for day in range(2):
         while state.day == day:
@@ -100,7 +101,7 @@ def test_rb_3_employee_rotation_moves_everyone_one_station_east(offices: int) ->
             state.apply(Pass(state.current_player()))
         old = before["offices"]
         assert state.office_of_seat == [old[(s + 1) % offices] for s in range(offices)]
-        assert state.office_of_seat == [(o + 1) % offices for o in old]  # next station east
+        assert state.office_of_seat == [(o - 1) % offices for o in old]  # next station west
         for seat, office in enumerate(state.office_of_seat):
             assert state.seat_of_office[office] == seat
         assert state.revenue_by_seat == list(range(offices))

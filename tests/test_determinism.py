@@ -23,7 +23,9 @@ from conftest import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sm_env.core import state as state_module
 from sm_env.core.cars import COACH, car_code
+from sm_env.core.config import RULES_EDITION
 from sm_env.core.intents import ChooseSwitch, Intent
 from sm_env.core.revenue import earn
 from sm_env.core.state import GameState
@@ -105,14 +107,30 @@ def test_c_rng_2_reduced_visibility_changes_the_night_moves() -> None:
     assert plain.state_hash() != night.state_hash()
 
 
-def test_state_hash_is_sha256_of_config_house_rules_and_the_canonical_snapshot() -> None:
+def test_state_hash_is_sha256_of_config_house_rules_rules_edition_and_the_canonical_snapshot() -> None:
     import hashlib
 
     state = new_state(2, 10)
-    game = {"config": state.config.to_dict(), "house_rules": state.config.house_rules.to_dict()}
+    game = {
+        "config": state.config.to_dict(),
+        "house_rules": state.config.house_rules.to_dict(),
+        "rules_edition": 2,
+    }
+    assert RULES_EDITION == 2
     text = json.dumps([game, state.snapshot()], sort_keys=True, separators=(",", ":"))
     assert state.state_hash() == hashlib.sha256(text.encode()).hexdigest()
     assert len(state.state_hash()) == 64
+
+
+def test_c_rng_2_the_hash_names_the_rules_edition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same game hashes differently under another rules edition: a saved hash says
+    which rules made it."""
+    state = new_state(2, 10)
+    now = state.state_hash()
+    monkeypatch.setattr(state_module, "RULES_EDITION", RULES_EDITION + 1)
+    assert state.state_hash() != now
+    monkeypatch.undo()
+    assert state.state_hash() == now
 
 
 def test_c_rng_2_hash_is_the_same_in_another_process() -> None:
