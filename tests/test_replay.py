@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from conftest import CAT, new_state, play_random
 
+from sm_env.core import replay as replay_module
 from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, REEFER, car_code
-from sm_env.core.config import GameConfig, HouseRules
+from sm_env.core.config import RULES_EDITION, GameConfig, HouseRules
 from sm_env.core.errors import ReplayError
 from sm_env.core.intents import (
     INTENT_CLASSES,
@@ -44,7 +45,7 @@ from sm_env.core.intents import (
     intent_from_json,
     intent_to_json,
 )
-from sm_env.core.replay import Replay, load_replay, parse_replay
+from sm_env.core.replay import Replay, load_position, load_replay, parse_replay, position_to_json
 
 
 def demo(seed: int = 3, offices: int = 3, days: int = 1, **rules: bool) -> Replay:
@@ -93,7 +94,8 @@ def test_c_rng_2_save_load_verify_round_trip(
     assert final.is_terminal()
     assert final.state_hash() == original.final_hash
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["format"] == "station-master-replay" and data["version"] == 1
+    assert data["format"] == "station-master-replay" and data["version"] == 2
+    assert data["rules_edition"] == RULES_EDITION == 2
     assert data["house_rules"] == original.config.house_rules.to_dict()
     assert "house_rules" not in data["config"]
 
@@ -236,7 +238,13 @@ _DELETE = object()
 MALFORMED: list[tuple[str, Any, str]] = [
     ("format", "chess-replay", "not a Station Master replay"),
     ("format", _DELETE, "not a Station Master replay"),
-    ("version", 2, "unsupported replay version 2"),
+    ("version", 3, r"unsupported replay version 3 \(this build reads 2\)"),
+    ("version", 1, "made under rules edition 1; this build plays rules edition 2"),
+    ("rules_edition", 3, "made under rules edition 3; this build plays rules edition 2"),
+    ("rules_edition", "2", "rules_edition must be a positive integer, got '2'"),
+    ("rules_edition", True, "rules_edition must be a positive integer, got True"),
+    ("rules_edition", 0, "rules_edition must be a positive integer, got 0"),
+    ("rules_edition", _DELETE, "rules_edition must be a positive integer, got None"),
     ("version", "1", "unsupported replay version"),
     ("seed", -1, "seed must be an integer in 0..4294967295"),
     ("seed", 2**32, "seed must be an integer"),
@@ -374,3 +382,70 @@ def test_final_hash_must_be_hex(tmp_path: Path, good: dict[str, Any]) -> None:
     good["final_hash"] = "z" * 64
     with pytest.raises(ReplayError, match="final_hash"):
         load_replay(write(tmp_path, good))
+
+
+# --------------------------------------------------------------------------- rules editions
+
+EDITION_1 = Path(__file__).parent / "data" / "replay_rules_edition_1.json"
+
+
+def refuse_to_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any game set up or rebuilt from here on fails the test: a refused file leaves no state."""
+
+    def built(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a game was built from a refused file")
+
+    monkeypatch.setattr(replay_module, "new_game", built)
+    monkeypatch.setattr(replay_module, "load_snapshot", built)
+
+
+def test_c_rng_2_an_edition_1_replay_is_refused_naming_both_editions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edition-1 replay (format version 1, from the old corpus) cannot be replayed by an
+    edition-2 build: ReplayError names the file and both editions, and no game is built."""
+    data = json.loads(EDITION_1.read_text(encoding="utf-8"))
+    assert data["version"] == 1 and "rules_edition" not in data
+    refuse_to_build(monkeypatch)
+    with pytest.raises(ReplayError) as info:
+        load_replay(EDITION_1)
+    message = str(info.value)
+    assert message.startswith(f"{EDITION_1}: this replay was made under rules edition 1; ")
+    assert "this build plays rules edition 2" in message and "use a build of rules edition 1" in message
+    with pytest.raises(ReplayError, match="made under rules edition 1; this build plays rules edition 2"):
+        parse_replay(data)
+
+
+def test_c_rng_2_a_replay_of_a_later_edition_is_refused(
+    tmp_path: Path, good: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that claims rules edition 3 is refused the same way, whatever else it holds."""
+    good["rules_edition"] = 3
+    path = write(tmp_path, good)
+    refuse_to_build(monkeypatch)
+    with pytest.raises(ReplayError) as info:
+        load_replay(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: this replay was made under rules edition 3; ")
+    assert "this build plays rules edition 2" in message and "use a build of rules edition 3" in message
+
+
+@pytest.mark.parametrize(("version", "edition"), [(1, None), (2, 1), (2, 3)])
+def test_c_rng_2_a_position_of_another_edition_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int, edition: int | None
+) -> None:
+    """Positions too: a version-1 file (edition 1) or one claiming another edition is
+    refused with both editions named, before any state is rebuilt."""
+    data = position_to_json(new_state(2, 3))
+    assert data["version"] == 2 and data["rules_edition"] == 2
+    data["version"] = version
+    if edition is None:
+        del data["rules_edition"]
+    else:
+        data["rules_edition"] = edition
+    path = write(tmp_path, data, "position.json")
+    refuse_to_build(monkeypatch)
+    claimed = 1 if edition is None else edition
+    with pytest.raises(ReplayError) as info:
+        load_position(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: this position was made under rules edition {claimed}; ")
+    assert "this build plays rules edition 2" in message

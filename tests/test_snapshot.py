@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CAT, HOUSE_RULES, assert_invariants, bots, new_state, of_kind
+from conftest import (
+    CAT,
+    HOUSE_RULES,
+    assert_invariants,
+    bots,
+    new_state,
+    of_kind,
+    pass_local_ops,
+    put_tray_in_station,
+    schedule_by_hand,
+)
 
 from agents import RandomAgent
 from sm_env.core.catalogue import CardKind
@@ -28,12 +38,16 @@ from sm_env.core.rng import Rng
 from sm_env.core.snapshot import DERIVED_SLOTS, SNAPSHOT_KEYS
 from sm_env.core.state import GameState
 
-# (offices, seed, days, house-rule bit mask, co-op): 1-6 offices, all 16 house-rule
-# combinations, both modes; the last game reaches two RED FLAG decisions.
-GAMES: list[tuple[int, int, int, int, bool]] = [
-    *((1 + i % 6, 100 + i, 1 + i % 3, i % 16, False) for i in range(24)),
+# (offices, seed, days, house-rule bit mask, co-op): 1-6 offices, all 16 combinations of the
+# four Appendix B rules, half of the games with the overnight_yard variant too, both modes;
+# RED_FLAG_GAME reaches a RED FLAG decision, the last game a rich Local Operations position.
+Game = tuple[int, int, int, int, bool]
+RED_FLAG_GAME: Game = (3, 48, 3, 8, False)
+GAMES: list[Game] = [
+    *((1 + i % 6, 100 + i, 1 + i % 3, i % 16 | 16 * (i // 12), False) for i in range(24)),
     (2, 140, 2, 5, True),
-    (5, 141, 2, 10, True),
+    (5, 141, 2, 26, True),
+    RED_FLAG_GAME,
     (3, 35, 3, 8, False),
 ]
 POSITIONS_PER_PHASE = 12
@@ -97,6 +111,22 @@ def test_c_rng_2_round_trip_gives_the_same_hash_at_every_decision(
         if i % 25 == 0:
             assert load_snapshot(state.snapshot(), state.config).state_hash() == state.state_hash()
             assert_invariants(rebuilt)
+
+
+def test_d_run_3_a_train_running_in_two_sections_round_trips() -> None:
+    """D-run.3: a timetabled card on two trays (its second section being made up, then
+    ready) is a valid state: it rebuilds to the same hash."""
+    state = new_state(2, 1)
+    card = CAT.by_id["train-1"]
+    schedule_by_hand(state, card, 0)
+    put_tray_in_station(state, 0, (0, 1), train_id="train-1")
+    pass_local_ops(state)
+    assert state.phase is Phase.NEW_TRAIN
+    for _ in range(2):
+        assert sum(t.train == card for t in state.trays) == 2
+        assert rebuild(state).state_hash() == state.state_hash()
+        assert_invariants(rebuild(state))
+        state.apply(state.legal_intents()[0])
 
 
 def test_c_rng_2_the_sample_reaches_every_phase() -> None:
@@ -213,9 +243,11 @@ def test_another_config_is_refused(state: GameState) -> None:
 # --------------------------------------------------------------------------- corrupted snapshots
 
 
-def first(predicate: Callable[[GameState], bool]) -> GameState:
-    """The first position of the RED FLAG game (the last of GAMES) that satisfies ``predicate``."""
-    return next(state.clone() for state in positions(GAMES[-1]) if predicate(state))
+def first(
+    predicate: Callable[[GameState], bool], game: tuple[int, int, int, int, bool] = GAMES[-1]
+) -> GameState:
+    """The first position of ``game`` (by default the last of GAMES) that satisfies ``predicate``."""
+    return next(state.clone() for state in positions(game) if predicate(state))
 
 
 def rich(state: GameState) -> bool:
@@ -240,7 +272,7 @@ def local() -> GameState:
 
 @pytest.fixture(scope="module")
 def red_flag() -> GameState:
-    return first(lambda state: state.phase is Phase.RED_FLAG)
+    return first(lambda state: state.phase is Phase.RED_FLAG, RED_FLAG_GAME)
 
 
 Edit = Callable[[dict[str, Any], GameState], object]
@@ -336,9 +368,23 @@ def two_engines(data: dict[str, Any], state: GameState) -> None:
     data["trays"][tray_where(state, "station")][2].append(-1)
 
 
-def same_train_twice(data: dict[str, Any], state: GameState) -> None:
-    running = [i for i, t in enumerate(state.trays) if t.train != -1]
-    data["trays"][running[1]][4] = data["trays"][running[0]][4]
+def extra_on_two_trays(data: dict[str, Any], state: GameState) -> None:
+    """A timetabled train's tray given the card of a running Extra: sections are for
+    timetabled trains only (D-run.3)."""
+    kinds = {i: CAT.cards[t.train].kind for i, t in enumerate(state.trays) if t.train != -1}
+    extra = next(i for i, kind in kinds.items() if kind is CardKind.EXTRA_TRAIN)
+    other = next(i for i, kind in kinds.items() if kind is CardKind.TRAIN)
+    data["trays"][other][4] = data["trays"][extra][4]
+
+
+def beyond_its_card(data: dict[str, Any], state: GameState) -> None:
+    """The train on the Mainline moved to region 1 of a free one-region card (D-mainline.1)."""
+    index = tray_where(state, "line")
+    taken = {t.line for t in state.trays}
+    short = next(
+        line for line, card in enumerate(state.mainline) if CAT.cards[card].regions == 1 and line not in taken
+    )
+    data["trays"][index][7], data["trays"][index][8] = short, 1
 
 
 def box_on_a_track_card(data: dict[str, Any], state: GameState) -> None:
@@ -644,9 +690,7 @@ CORRUPTIONS: list[Any] = [
         r"trays\[\d\]: region \d+ of Mainline \d+ is taken by trays\[\d\] \(D-mainline\.3\)",
         id="D-mainline.3-two-trays-one-region",
     ),
-    pytest.param(
-        on_tray("line", 8, 3), r"trays\[\d\]: Mainline \d has regions 0\.\.\d, not 3", id="no-region"
-    ),
+    pytest.param(beyond_its_card, r"trays\[\d\]: Mainline \d has regions 0\.\.0, not 1", id="no-region"),
     pytest.param(
         on_tray("line", 8, 9), r"trays\[\d\]\[8\] \(region\): 9 is not a Mainline region", id="region"
     ),
@@ -654,9 +698,10 @@ CORRUPTIONS: list[Any] = [
         tray_off_the_grid, r"trays\[\d\]: its cell \[2, -?\d\] is not on the grid of station", id="grid"
     ),
     pytest.param(
-        same_train_twice,
-        r"trays\[\d\]: train card \d+ also runs on trays\[\d\] \(D-run\.3\)",
-        id="D-run.3-one-train-two-trays",
+        extra_on_two_trays,
+        r"cards: 2 copies of 'extra-\d+' \(card \d+\) in the game \(.*trays\[\d\], trays\[\d\]\); "
+        r"the catalogue has 1",
+        id="D-run.3-an-extra-on-two-trays",
     ),
     # the phase and who decides (R5.0.1)
     pytest.param(
@@ -780,8 +825,9 @@ def test_c_rng_2_position_file_round_trip(tmp_path: Path, phase: Phase) -> None:
     path = tmp_path / "position.json"
     save_position(original, path)
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert list(data) == ["format", "version", "config", "house_rules", "state", "hash"]
-    assert data["format"] == "station-master-position" and data["version"] == 1
+    assert list(data) == ["format", "version", "rules_edition", "config", "house_rules", "state", "hash"]
+    assert data["format"] == "station-master-position" and data["version"] == 2
+    assert data["rules_edition"] == 2
     assert data["hash"] == original.state_hash()
     loaded = load_position(path)
     assert loaded.state_hash() == original.state_hash()
@@ -817,7 +863,7 @@ BAD_POSITIONS: list[Any] = [
     pytest.param(put(("format",), "station-master-replay"), "not a Station Master position", id="format"),
     pytest.param(drop_key("format"), "not a Station Master position", id="no-format"),
     pytest.param(
-        put(("version",), 2), r"unsupported position version 2 \(this build reads 1\)", id="version"
+        put(("version",), 3), r"unsupported position version 3 \(this build reads 2\)", id="version"
     ),
     pytest.param(drop_key("hash"), r"missing key\(s\): hash", id="no-hash"),
     pytest.param(drop_key("state"), r"missing key\(s\): state", id="no-state"),
