@@ -136,17 +136,32 @@ def test_r4_1_r4_2_r4_8_table_layout(offices: int, rules: dict[str, bool]) -> No
 
 @pytest.mark.parametrize("offices", OFFICES)
 def test_d_seat_1_seat_office_maps_are_inverse_permutations(offices: int) -> None:
-    """D-seat.1: office k is held by seat (E+1+k) mod n, E holding the easternmost office."""
+    """D-seat.1: office k is held by seat (E+n-1-k) mod n, E holding the easternmost office."""
     for seed in range(10):
         state = new_state(offices, seed)
         assert sorted(state.seat_of_office) == list(range(offices))
         for seat in range(offices):
             assert state.seat_of_office[state.office_of_seat[seat]] == seat
         east = state.seat_of_office[offices - 1]
-        assert state.seat_of_office == [(east + 1 + k) % offices for k in range(offices)]
-        # Chain neighbours sit side by side: the next office east is the next seat left.
-        for k in range(offices - 1):
-            assert state.seat_of_office[k + 1] == (state.seat_of_office[k] + 1) % offices
+        assert state.seat_of_office == [(east + offices - 1 - k) % offices for k in range(offices)]
+
+
+@pytest.mark.parametrize("offices", [2, 3, 4, 5, 6])
+def test_d_seat_1_the_seat_to_the_highest_rollers_right_holds_the_westernmost_office(offices: int) -> None:
+    """D-seat.1 (R4.3 literally): the highest seating roll E holds the easternmost office and
+    the seat to his right (E-1; the seat to the left is E+1, as in R7.4) the westernmost; going
+    west along the chain goes leftward round the table, so chain neighbours are table
+    neighbours and only the two chain ends meet across E's right-hand side."""
+    for seed in range(10):
+        expected = replay_setup(offices, seed)
+        east = expected["east"]
+        assert isinstance(east, int)
+        state = new_state(offices, seed)
+        assert state.seat_of_office[offices - 1] == east
+        assert state.seat_of_office[0] == (east - 1) % offices
+        assert state.office_of_seat[east] == offices - 1
+        for k in range(offices - 1):  # the next office west is the next seat left
+            assert state.seat_of_office[k] == (state.seat_of_office[k + 1] + 1) % offices
 
 
 @settings(max_examples=40, deadline=None)

@@ -203,7 +203,7 @@ def test_RA_4_2_trays_do_not_share_cards_or_pass_each_other() -> None:
 
 
 def test_RA_4_3_the_office_takes_as_many_trays_as_it_has_ad_tracks() -> None:
-    state = a5_state("depot")  # one A/D track
+    state = a5_state("whistle-post")  # one A/D track
     put_tray(state, 0, F, (ENGINE,), -1)
     put_tray(state, 1, E, (ENGINE,), 1)  # a train holding at the office
     assert_conserved(state)
@@ -213,7 +213,7 @@ def test_RA_4_3_the_office_takes_as_many_trays_as_it_has_ad_tracks() -> None:
         state.apply(MoveTray(0, 0, (F, E, D), (0, 0, 0)))
     assert err.value.rule_id == "RA.4.3" and "A/D" in err.value.message
 
-    roomy = a5_state("station")  # two A/D tracks: one is still free
+    roomy = a5_state("depot")  # two A/D tracks (R2.1.11, edition 2): one is still free
     put_tray(roomy, 0, F, (ENGINE,), -1)
     put_tray(roomy, 1, E, (ENGINE,), 1)
     assert_conserved(roomy)
@@ -356,7 +356,7 @@ def test_render_shows_cards_cars_trays_and_ad_tracks() -> None:
     stand_cars(state, 0, C, [EMPTY_HOPPER])
     assert_conserved(state)
     text = render_station(state, 0)
-    for expected in ("junction o", "freight-house o", "W-E-NW", "T0[<E TK BX]", "ho", "A/D 0/1", "row  1"):
+    for expected in ("junction o", "freight-house o", "W-E-NW", "T0[<E TK BX]", "ho", "A/D 0/2", "row  1"):
         assert expected in text
 
 
