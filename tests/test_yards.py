@@ -7,15 +7,19 @@ from conftest import (
     EMPTY,
     assert_invariants,
     expect_illegal,
+    finish_stage,
     move_division_to_classification,
     new_state,
+    pass_to_stage,
     place_facility,
     set_office,
 )
 
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, N_CAR_CODES, car_code
+from sm_env.core.config import HouseRules
 from sm_env.core.intents import Area, ClearInbound, StockOutbound, Unjam
 from sm_env.core.state import GameState
+from sm_env.core.text import event_text
 
 LOADED_COACH = car_code(COACH, True)
 EMPTY_COACH = car_code(COACH, False)
@@ -119,3 +123,70 @@ def test_c_yards_2_refill_then_retire_keeps_every_car() -> None:
     state.apply(Unjam(0, OFFICE, Area.OUTBOUND, LOADED_COACH))
     assert state.classification[LOADED_COACH] == 1
     assert_invariants(state)
+
+
+# --------------------------------------------------------------------------- V-yards.1: overnight_yard
+
+
+def stock_classification(state: GameState) -> list[int]:
+    """Some empty coaches and loaded boxcars in the Classification Yard; returns it."""
+    move_division_to_classification(state, EMPTY_COACH, keep=state.division[EMPTY_COACH] - 3)
+    move_division_to_classification(state, LOADED_BOXCAR, keep=state.division[LOADED_BOXCAR] - 2)
+    return state.classification[:]
+
+
+def end_day(state: GameState) -> None:
+    """Everyone passes to the end of the current day (no train runs: the timetable is empty)."""
+    day = state.day
+    while state.day == day and not state.is_terminal():
+        finish_stage(state)
+
+
+def test_v_yards_1_off_by_default_nothing_returns_overnight() -> None:
+    """V-yards.1 is a variant, off by default: the Classification Yard stays as it is when a
+    day ends; cars come back only when the Division Yard runs dry (C-yards.2)."""
+    assert HouseRules().overnight_yard is False
+    state = new_state(2, 1, days=2)
+    classification = stock_classification(state)
+    division = state.division[:]
+    end_day(state)
+    assert state.day == 1
+    assert state.classification == classification and state.division == division
+    assert not any(e.kind == "yard-refill" for e in state.events)
+    assert_invariants(state)
+
+
+def test_v_yards_1_the_classification_yard_returns_after_stage_12() -> None:
+    """V-yards.1 on: after Stage 12 of a day that does not end the game, every Classification
+    car goes back to the Division Yard, logged as an overnight refill."""
+    state = new_state(2, 1, days=2, overnight_yard=True)
+    classification = stock_classification(state)
+    division, total = state.division[:], state.division_total
+    pass_to_stage(state, 11)
+    finish_stage(state)  # Stage 12 ends the day
+    assert (state.day, state.stage) == (1, 0)
+    assert state.classification == [0] * N_CAR_CODES
+    assert state.division == [a + b for a, b in zip(division, classification, strict=True)]
+    assert state.division_total == total + 5
+    (refill,) = [e for e in state.events if e.kind == "yard-refill"]
+    assert refill.fields == {"cars": 5, "overnight": True}
+    assert (refill.day, refill.stage) == (1, 0)  # logged as the new day begins
+    assert event_text(refill, state) == "overnight, 5 cars return from the Classification Yard (V-yards.1)"
+    assert_invariants(state)
+
+
+def test_v_yards_1_not_after_the_final_day_nor_during_the_day() -> None:
+    """V-yards.1 on: nothing returns before Stage 12 ends, and nothing after the last day (the
+    game is over); an empty Classification Yard logs nothing."""
+    state = new_state(2, 1, days=1, overnight_yard=True)
+    classification = stock_classification(state)
+    pass_to_stage(state, 11)
+    assert state.classification == classification
+    end_day(state)
+    assert state.is_terminal()
+    assert state.classification == classification
+    assert not any(e.kind == "yard-refill" for e in state.events)
+
+    quiet = new_state(2, 1, days=2, overnight_yard=True)
+    end_day(quiet)
+    assert quiet.day == 1 and not any(e.kind == "yard-refill" for e in quiet.events)
