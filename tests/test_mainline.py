@@ -28,9 +28,17 @@ from conftest import (
 
 from sm_env.core import trains
 from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, car_code
-from sm_env.core.intents import Clearance, Pass
-from sm_env.core.mainline import makeup_problem, next_subdivision
+from sm_env.core.intents import Clearance, EndCargo, Pass
+from sm_env.core.mainline import (
+    bound_for,
+    first_control_point,
+    makeup_problem,
+    next_subdivision,
+    no_room_ahead,
+    start_line,
+)
 from sm_env.core.phases import Phase
+from sm_env.core.pieces import Tray
 from sm_env.core.state import GameState
 from sm_env.core.text import event_text
 
@@ -45,6 +53,11 @@ def seat_of(state: GameState, office: int) -> int:
 
 def upgrade(state: GameState, office: int, card_id: str = "depot") -> None:
     set_office(state, seat_of(state, office), card_id)
+
+
+def phase(state: GameState) -> Phase:
+    """The current step, read afresh (lets type checkers see it change)."""
+    return state.phase
 
 
 def hold_events(state: GameState) -> list[str]:
@@ -335,3 +348,214 @@ def test_d_run_3_a_timetabled_train_reruns_the_next_day() -> None:
     state.events.clear()
     finish_stage(state)  # Stage 1 of day 2: built again
     assert any(e.kind == "new-train" and "No. 2" in event_text(e, state) for e in state.events)
+
+
+# ----------------------------------------------------------------------------- D-mainline.1: card lengths
+
+
+@pytest.mark.parametrize("regions", [1, 2])
+def test_d_mainline_1_a_card_of_k_regions_takes_k_mainline_phases(regions: int) -> None:
+    """D-mainline.1: a train put on the Start region of a k-region card (k = 1 or 2) arrives
+    at the next office in the k-th Mainline Phase after."""
+    state = new_state(3, 4)
+    set_mainline_regions(state, 1, regions)
+    tray = put_train_on_line(state, 1, 0, "train-2")
+    for region in range(1, regions):
+        pass_local_ops(state)
+        assert (tray.line, tray.region) == (1, region)
+    pass_local_ops(state)
+    assert (tray.office, tray.line) == (1, EMPTY)
+
+
+@pytest.mark.parametrize("lengths", [(1, 1, 1), (2, 1, 2), (2, 2, 2)])
+def test_d_mainline_1_trip_time_from_division_point_to_division_point(lengths: tuple[int, ...]) -> None:
+    """D-mainline.1 / R8.2.2 / D-run.1: an unhindered train takes one Mainline Phase per region
+    and one per office stop, plus its departure from the Division Point: sum + n + 1."""
+    state = new_state(2, 1)
+    for line, regions in enumerate(lengths):
+        set_mainline_regions(state, line, regions)
+    tray = put_train_at_dp(state, "train-2")
+    index = state.trays.index(tray)
+    phases = 0
+    while tray.train != EMPTY:
+        pass_local_ops(state)
+        phases += 1
+        assert phases <= 10
+    assert phases == sum(lengths) + state.n + 1
+    assert [e.fields["tray"] for e in state.events if e.kind == "run-complete"] == [index]
+
+
+# ----------------------------------------------------------------------------- R2.1.11: A/D tracks
+
+
+@pytest.mark.parametrize(("standing", "enters"), [(1, True), (2, False)])
+def test_r2_1_11_a_depot_has_two_a_d_tracks(standing: int, enters: bool) -> None:
+    """R2.1.11 (edition 2): a Depot takes two trains on its Office card: with one there an
+    arrival takes the second track; with two it waits at the Limits (R8.2.3)."""
+    state = new_state(3, 4)
+    set_mainline_regions(state, 1, 1)
+    upgrade(state, 1)
+    for train_id in ("train-6", "train-8")[:standing]:
+        holding = put_train_at_office(state, 1, train_id)
+        set_consist(state, holding, (COACH_L, ENGINE, COACH_L))  # R8.1.2: it stays
+    tray = put_train_on_line(state, 1, 0, "train-2")
+    run_stage(state)
+    if enters:
+        assert (tray.office, tray.cell) == (1, OFFICE_CELL)
+        assert sum(t.office == 1 and t.cell == OFFICE_CELL for t in state.trays) == 2
+    else:
+        assert (tray.line, tray.region) == (1, 0)
+        assert any("R8.2.3" in text for text in hold_events(state))
+    assert state.revenue() == (0, 0, 0)
+    assert_invariants(state)
+
+
+# ----------------------------------------------------------------------------- D-mainline.5: room ahead
+
+
+def fill_office(state: GameState, office: int, train_ids: tuple[str, ...]) -> list[Tray]:
+    """Trains on ``office``'s Office card that may not leave (made up out of order, R8.1.2)."""
+    out = []
+    for train_id in train_ids:
+        holding = put_train_at_office(state, office, train_id)
+        out.append(set_consist(state, holding, (COACH_L, ENGINE, COACH_L)))
+    return out
+
+
+def run_stage(state: GameState) -> None:
+    """Through this Stage's Mainline Phase to the next Stage: Local Operations passed, then any
+    Cargo turn (a Depot's seat has one) ended at once."""
+    pass_local_ops(state)
+    while phase(state) is Phase.CARGO:
+        state.apply(EndCargo(state.current_player()))
+
+
+def mainline5_holds(state: GameState) -> list[int]:
+    """The trays held by D-mainline.5 in the events."""
+    return [
+        int(e.fields["tray"]) for e in state.events if e.kind == "hold" and e.fields["rule"] == "D-mainline.5"
+    ]
+
+
+@pytest.mark.parametrize("origin", ["office", "division point"])
+def test_d_mainline_5_a_full_control_point_ahead_holds_the_departure(origin: str) -> None:
+    """D-mainline.5: both A/D tracks of the Depot at office 1 are taken: No. 2, at office 0 or
+    at the West Division Point, holds with no collision and no clearance asked; once a track
+    is free again it departs."""
+    state = new_state(3, 4)
+    upgrade(state, 0 if origin == "division point" else 1)
+    target = 0 if origin == "division point" else 1
+    six, _eight = fill_office(state, target, ("train-6", "train-8"))
+    tray = (
+        put_train_at_dp(state, "train-2")
+        if origin == "division point"
+        else put_train_at_office(state, 0, "train-2")
+    )
+    index = state.trays.index(tray)
+    assert no_room_ahead(state, index) == target
+    run_stage(state)
+    assert mainline5_holds(state) == [index]
+    assert tray.line == EMPTY and (tray.at_dp if origin == "division point" else tray.office == 0)
+    assert phase(state) is not Phase.CLEARANCE and state.revenue() == (0, 0, 0)
+    assert not any(e.kind in ("collision", "clearance") for e in state.events)
+    (event,) = [e for e in state.events if e.kind == "hold" and e.fields["rule"] == "D-mainline.5"]
+    assert f"no A/D track is left for it at office {target}" in event_text(event, state)
+    line = start_line(state, tray)
+    set_consist(state, six, (ENGINE, COACH_L))  # No. 6 may leave now
+    assert no_room_ahead(state, index) == target  # but it still stands there
+    state.events.clear()
+    run_stage(state)  # No. 2 acts first and still holds; No. 6 leaves
+    assert mainline5_holds(state) == [index]
+    assert no_room_ahead(state, index) == EMPTY
+    state.events.clear()
+    run_stage(state)
+    assert (tray.line, tray.region) == (line, 0)
+    assert mainline5_holds(state) == []
+    assert_invariants(state)
+
+
+@pytest.mark.parametrize("side", ["west", "east", "whistle post"])
+def test_d_mainline_5_trains_bound_for_the_control_point_count_from_either_side(side: str) -> None:
+    """D-mainline.5: the Depot at office 2 has one train on its Office card; the other track
+    is claimed by a dispatched train bound for it - eastbound No. 4 ahead of No. 2 on a
+    Mainline card (west side), westbound No. 3 on the Mainline card east of the Depot (east
+    side), or eastbound No. 4 on the Running Track of the Whistle Post at office 1. No. 2 at
+    office 0 holds before any clearance is asked."""
+    state = new_state(4, 4)
+    upgrade(state, 2)
+    fill_office(state, 2, ("train-8",))
+    tray = put_train_at_office(state, 0, "train-2")
+    if side == "west":
+        set_mainline_regions(state, 2, 2)
+        bound = put_train_on_line(state, 2, 0, "train-4")
+    elif side == "east":
+        set_mainline_regions(state, 3, 2)
+        bound = put_train_on_line(state, 3, 1, "train-3")
+    else:
+        bound = put_train_at_office(state, 1, "train-4")
+    index = state.trays.index(tray)
+    assert bound_for(state, bound) == 2
+    assert no_room_ahead(state, index) == 2
+    run_stage(state)
+    assert mainline5_holds(state)[0] == index
+    assert tray.office == 0
+    assert not any(e.kind == "clearance" for e in state.events)
+    assert_invariants(state)
+
+
+def test_d_mainline_5_departs_while_a_track_is_left() -> None:
+    """D-mainline.5: one train on the Depot's Office card and trains elsewhere that are not
+    bound for it (eastbound beyond it, westbound on the far side of the next Control Point):
+    No. 2 departs."""
+    state = new_state(4, 4)
+    upgrade(state, 1)
+    upgrade(state, 2)
+    fill_office(state, 1, ("train-8",))
+    tray = put_train_at_office(state, 0, "train-2")
+    beyond = put_train_on_line(state, 2, 0, "train-10")  # eastbound, past office 1
+    far = put_train_on_line(state, 4, 0, "train-5")  # westbound, bound for office 2
+    assert bound_for(state, beyond) == bound_for(state, far) == 2
+    assert no_room_ahead(state, state.trays.index(tray)) == EMPTY
+    run_stage(state)
+    assert (tray.line, tray.region) == (1, 0)
+    assert mainline5_holds(state) == []
+    assert_invariants(state)
+
+
+def test_d_mainline_5_a_division_point_never_fills() -> None:
+    """D-mainline.5 / D-mainline.3: no Control Point office ahead means the far Division
+    Point, which holds any number of trains: a train never holds for it (a following train
+    ahead only asks the Superintendent, R8.1.4)."""
+    state = new_state(2, 4)
+    set_mainline_regions(state, 2, 2)
+    put_train_on_line(state, 2, 0, "train-4")
+    put_train_on_line(state, 2, 1, "train-6")
+    tray = put_train_at_office(state, 1, "train-2")
+    index = state.trays.index(tray)
+    assert first_control_point(state, 2, 1) == EMPTY
+    assert no_room_ahead(state, index) == EMPTY
+    run_stage(state)
+    assert mainline5_holds(state) == []
+    assert phase(state) is Phase.CLEARANCE and state.mainline_queue[0] == index
+
+
+def test_d_mainline_5_opposing_trains_meet_at_a_two_track_depot() -> None:
+    """D-mainline.5 / R2.1.11: No. 2 from the West and No. 1 from the East Division Point both
+    run for the Depot at office 1 (two A/D tracks, one claimed by each): they meet there and
+    both go on to complete their runs, with no collision and no deadlock."""
+    state = new_state(3, 4)
+    upgrade(state, 1)
+    east = put_train_at_dp(state, "train-2")
+    west = put_train_at_dp(state, "train-1")
+    indices = {state.trays.index(east), state.trays.index(west)}
+    met = False
+    for _stage in range(12):
+        run_stage(state)
+        met = met or (east.office == west.office == 1)
+        if east.train == west.train == EMPTY:
+            break
+    assert met
+    assert {int(e.fields["tray"]) for e in state.events if e.kind == "run-complete"} == indices
+    assert not any(e.kind == "collision" for e in state.events)
+    assert state.revenue() == (0, 0, 0)
+    assert_invariants(state)
