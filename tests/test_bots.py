@@ -16,23 +16,35 @@ from conftest import (
     lay_by_hand,
     mainline_regions,
     new_state,
+    occupy_slots,
+    pass_local_ops,
     place_facility,
     put_train_at_dp,
     put_train_on_line,
     put_tray_in_station,
+    schedule_by_hand,
     set_office,
     take_cars,
 )
 
 from agents import REGISTRY, Agent, RandomAgent, play_game, seat_seed
-from agents.common import eta, expected_visits, following_gap, passive_intent
+from agents.common import eta, expected_visits, following_gap, passive_intent, timetable_capacity
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
 from agents.planning import StationScorer, move_graph, plan_switching, round_trip
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.config import HouseRules
-from sm_env.core.intents import ChooseSwitch, EndSwitching, Intent, MoveTray, Pass, RedFlag
+from sm_env.core.intents import (
+    AddCar,
+    ChooseSwitch,
+    EndConsist,
+    EndSwitching,
+    Intent,
+    MoveTray,
+    Pass,
+    RedFlag,
+)
 from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
 from sm_env.core.state import HIDDEN, GameState, SeatView
@@ -379,3 +391,32 @@ def test_dispatcher_parks_a_held_train_on_its_siding_before_an_arrival() -> None
     state, office = danger_state()
     play_stage(state, PassengerBot(2), 0)
     assert state.revenue()[0] == -5
+
+
+def test_r7_4_heuristic_bots_always_add_a_car_to_a_timetabled_train() -> None:
+    """R7.4: a seat may decline (EndConsist), but the heuristic bots value no car below any
+    car (``no_car`` -1.0), so they always add one when one is offered."""
+    for cls in (PassengerBot, FreightBot, DispatcherBot):
+        state = new_state(3, 5)
+        schedule_by_hand(state, CAT.by_id["train-5"], state.stage)
+        pass_local_ops(state)
+        assert state.phase is Phase.NEW_TRAIN and EndConsist(state.actor) in state.legal_intents()
+        while state.phase is Phase.NEW_TRAIN:
+            choice = cls(4).choose(state.view(state.actor))
+            assert isinstance(choice, AddCar), (cls, choice)
+            state.apply(choice)
+
+
+def test_expected_visits_stop_once_the_timetable_fills_the_crew_trays() -> None:
+    """C-trays.2: once the timetable holds ``timetable_capacity`` trains, a new timetabled
+    train is worth no visits (it would wait for a tray); an Extra still is."""
+    state = new_state(3, 2)
+    office = state.office_of_seat[0]
+    capacity = timetable_capacity(state)
+    assert 0 < capacity < 12
+    occupy_slots(state, range(11, 11 - capacity + 1, -1), exclude=[CAT.by_id["train-1"]])
+    assert expected_visits(state, office, CAT.by_id["train-1"]) > 0
+    occupy_slots(state, [11 - capacity + 1], exclude=[CAT.by_id["train-1"]])
+    assert sum(c != -1 for c in state.timetable) == capacity
+    assert expected_visits(state, office, CAT.by_id["train-1"]) == 0.0
+    assert expected_visits(state, office, CAT.by_id["extra-3"]) > 0

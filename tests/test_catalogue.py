@@ -697,3 +697,10 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_unreadable_path(tmp_path: Path) -> None:
     with pytest.raises(CatalogueError, match="cannot read the catalogue file"):
         load_catalogue(tmp_path)
+
+
+def test_d_mainline_1_mainline_cards_have_one_or_two_regions(cat: Catalogue) -> None:
+    """D-mainline.1 (edition 2): four Mainline cards of one region and four of two."""
+    cards = [cat.cards[i] for i in cat.deck(Deck.MAINLINE)]
+    assert Counter(card.regions for card in cards) == {1: 4, 2: 4}
+    assert {card.id: card.regions for card in cards} == {"mainline-1": 1, "mainline-2": 2}
