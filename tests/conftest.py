@@ -295,7 +295,7 @@ def assert_invariants(state: GameState) -> None:
             assert (tray.line, tray.region) not in regions  # D-mainline.3
             regions.add((tray.line, tray.region))
             assert tray.cleared_by != EMPTY
-    extras = [t.train for t in state.trays if t.train != EMPTY and cat.cards[t.train].train.extra]
+    extras = [t.train for t in state.trays if t.train != EMPTY and spec_of(cat, t.train).extra]
     assert len(extras) == len(set(extras))  # D-run.3: an Extra runs on one tray; a timetabled
     assert len(state.held) == len(set(state.held))  # train may run in sections, held once
     assert all(card in state.timetable for card in state.held)
