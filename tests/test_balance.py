@@ -141,12 +141,17 @@ def test_revenue_is_the_ledger_day_by_day(played: list[Played]) -> None:
 
 def test_due_trains_are_the_engines(played: list[Played]) -> None:
     """A due instance each time the engine's New Train Phase meets a card in its slot that is
-    new or out on its previous run; none when the card waits at its Division Point or is held."""
+    new or out on its previous run; none when the card waits at its Division Point or is held.
+    A card out on its previous run runs another section (D-run.3), so "previous run still out"
+    is never the reason a train is held."""
+    sections = 0
     for p in played:
         for d, day in enumerate(p.record.days):
             cases = Counter(case for when, case in p.engine_due if when == d)
             assert day.get("trains.due", 0) == cases["new"] + cases["out"]
-            assert day.get("held.previous_run_out", 0) == cases["out"]
+            assert day.get("held.previous_run_out", 0) == 0
+            sections += cases["out"]
+    assert sections > 0
 
 
 def test_every_bot_sits_in_every_seat_equally_often() -> None:
@@ -208,7 +213,7 @@ def test_json_is_reproducible_and_holds_the_parameters(
         "bot_labels": [bot_label(bot) for bot in bal.DEFAULT_BOTS],
         "house_rules": {
             "reduced_visibility": False, "sister_trains": False, "employee_rotation": False,
-            "emergency_toolbox": False,
+            "emergency_toolbox": False, "overnight_yard": False,
         },
         "confidence": 0.95,
     }  # fmt: skip

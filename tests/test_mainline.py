@@ -39,7 +39,7 @@ from sm_env.core.mainline import (
 )
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import Tray
-from sm_env.core.state import GameState
+from sm_env.core.state import STAGES_PER_DAY, GameState
 from sm_env.core.text import event_text
 
 COACH_L = car_code(COACH, True)
@@ -439,13 +439,14 @@ def mainline5_holds(state: GameState) -> list[int]:
 
 @pytest.mark.parametrize("origin", ["office", "division point"])
 def test_d_mainline_5_a_full_control_point_ahead_holds_the_departure(origin: str) -> None:
-    """D-mainline.5: both A/D tracks of the Depot at office 1 are taken: No. 2, at office 0 or
-    at the West Division Point, holds with no collision and no clearance asked; once a track
-    is free again it departs."""
+    """D-mainline.5: the Depot ahead (two A/D tracks) already holds an eastbound train, and
+    its other track is kept for a train from the other side: No. 2, at office 0 or at the
+    West Division Point, holds with no collision and no clearance asked; once No. 6 has left
+    it departs."""
     state = new_state(3, 4)
     upgrade(state, 0 if origin == "division point" else 1)
     target = 0 if origin == "division point" else 1
-    six, _eight = fill_office(state, target, ("train-6", "train-8"))
+    (six,) = fill_office(state, target, ("train-6",))
     tray = (
         put_train_at_dp(state, "train-2")
         if origin == "division point"
@@ -459,7 +460,7 @@ def test_d_mainline_5_a_full_control_point_ahead_holds_the_departure(origin: str
     assert phase(state) is not Phase.CLEARANCE and state.revenue() == (0, 0, 0)
     assert not any(e.kind in ("collision", "clearance") for e in state.events)
     (event,) = [e for e in state.events if e.kind == "hold" and e.fields["rule"] == "D-mainline.5"]
-    assert f"no A/D track is left for it at office {target}" in event_text(event, state)
+    assert f"no A/D track left at the next Control Point, office {target}" in event_text(event, state)
     line = start_line(state, tray)
     set_consist(state, six, (ENGINE, COACH_L))  # No. 6 may leave now
     assert no_room_ahead(state, index) == target  # but it still stands there
@@ -474,23 +475,18 @@ def test_d_mainline_5_a_full_control_point_ahead_holds_the_departure(origin: str
     assert_invariants(state)
 
 
-@pytest.mark.parametrize("side", ["west", "east", "whistle post"])
-def test_d_mainline_5_trains_bound_for_the_control_point_count_from_either_side(side: str) -> None:
-    """D-mainline.5: the Depot at office 2 has one train on its Office card; the other track
-    is claimed by a dispatched train bound for it - eastbound No. 4 ahead of No. 2 on a
-    Mainline card (west side), westbound No. 3 on the Mainline card east of the Depot (east
-    side), or eastbound No. 4 on the Running Track of the Whistle Post at office 1. No. 2 at
+@pytest.mark.parametrize("side", ["west", "whistle post"])
+def test_d_mainline_5_dispatched_trains_bound_for_the_control_point_count(side: str) -> None:
+    """D-mainline.5: the Depot at office 2 is empty, but an eastbound train already sent
+    toward it takes the one track eastbound trains may have there - No. 4 ahead of No. 2 on a
+    Mainline card, or No. 4 on the Running Track of the Whistle Post at office 1. No. 2 at
     office 0 holds before any clearance is asked."""
     state = new_state(4, 4)
     upgrade(state, 2)
-    fill_office(state, 2, ("train-8",))
     tray = put_train_at_office(state, 0, "train-2")
     if side == "west":
         set_mainline_regions(state, 2, 2)
         bound = put_train_on_line(state, 2, 0, "train-4")
-    elif side == "east":
-        set_mainline_regions(state, 3, 2)
-        bound = put_train_on_line(state, 3, 1, "train-3")
     else:
         bound = put_train_at_office(state, 1, "train-4")
     index = state.trays.index(tray)
@@ -503,14 +499,32 @@ def test_d_mainline_5_trains_bound_for_the_control_point_count_from_either_side(
     assert_invariants(state)
 
 
+def test_d_mainline_5_the_last_track_is_kept_for_the_other_side() -> None:
+    """D-mainline.5: a westbound train on the Depot's Office card and another bound for it
+    from the east take the westbound share; eastbound No. 2 still finds its track and
+    departs, and a second westbound train sent toward the Depot would not."""
+    state = new_state(4, 4)
+    upgrade(state, 2)
+    fill_office(state, 2, ("train-5",))
+    set_mainline_regions(state, 3, 2)
+    put_train_on_line(state, 3, 1, "train-3")  # westbound, bound for office 2 from the east
+    tray = put_train_at_office(state, 0, "train-2")
+    assert no_room_ahead(state, state.trays.index(tray)) == EMPTY
+    late = put_train_at_office(state, 3, "train-7")  # westbound at a Whistle Post, toward office 2
+    assert no_room_ahead(state, state.trays.index(late)) == 2
+    run_stage(state)
+    assert (tray.line, tray.region) == (1, 0)
+    assert_invariants(state)
+
+
 def test_d_mainline_5_departs_while_a_track_is_left() -> None:
-    """D-mainline.5: one train on the Depot's Office card and trains elsewhere that are not
-    bound for it (eastbound beyond it, westbound on the far side of the next Control Point):
-    No. 2 departs."""
+    """D-mainline.5: a westbound train on the Depot's Office card and trains elsewhere that are
+    not bound for it (eastbound beyond it, westbound on the far side of the next Control
+    Point): eastbound No. 2 departs."""
     state = new_state(4, 4)
     upgrade(state, 1)
     upgrade(state, 2)
-    fill_office(state, 1, ("train-8",))
+    fill_office(state, 1, ("train-9",))
     tray = put_train_at_office(state, 0, "train-2")
     beyond = put_train_on_line(state, 2, 0, "train-10")  # eastbound, past office 1
     far = put_train_on_line(state, 4, 0, "train-5")  # westbound, bound for office 2
@@ -558,4 +572,46 @@ def test_d_mainline_5_opposing_trains_meet_at_a_two_track_depot() -> None:
     assert {int(e.fields["tray"]) for e in state.events if e.kind == "run-complete"} == indices
     assert not any(e.kind == "collision" for e in state.events)
     assert state.revenue() == (0, 0, 0)
+    assert_invariants(state)
+
+
+def _play_stages(state: GameState, stages: int) -> None:
+    """Pass, end every Cargo turn and take the first choice otherwise, for ``stages`` Stages."""
+    end = state.day * STAGES_PER_DAY + state.stage + stages
+    while state.day * STAGES_PER_DAY + state.stage < end and not state.is_terminal():
+        seat = state.current_player()
+        if phase(state) is Phase.LOCAL_OPS:
+            state.apply(Pass(seat))
+        elif phase(state) is Phase.CARGO:
+            state.apply(EndCargo(seat))
+        else:
+            state.apply(state.legal_intents()[0])
+
+
+def test_d_mainline_5_two_depots_facing_each_other_never_fill_one_way() -> None:
+    """D-mainline.5: neighbouring Depots at offices 1 and 2 each hold a train that cannot
+    leave yet (No. 2 eastbound, No. 1 westbound, out of order), and No. 4 (eastbound) and
+    No. 3 (westbound) wait at the Division Points. Neither is sent, since its direction
+    already has its track at the Depot ahead; so when the first two can leave, all four run
+    on. (Counting both directions together sent them, filled each Depot with two trains
+    bound for the other, and none of the four moved again.)"""
+    state = new_state(4, 4, days=3)
+    for line in range(5):
+        set_mainline_regions(state, line, 2)
+    upgrade(state, 1)
+    upgrade(state, 2)
+    (east,) = fill_office(state, 1, ("train-2",))
+    (west,) = fill_office(state, 2, ("train-1",))
+    later_east, later_west = put_train_at_dp(state, "train-4"), put_train_at_dp(state, "train-3")
+    _play_stages(state, 6)
+    assert later_east.at_dp and later_west.at_dp
+    assert sum(1 for t in state.trays if t.office in (1, 2) and t.cell == OFFICE_CELL) == 2
+    cards = {tray.train for tray in (east, west, later_east, later_west)}
+    set_consist(state, east, (ENGINE,))
+    set_consist(state, west, (ENGINE,))
+    state.events.clear()
+    _play_stages(state, 2 * STAGES_PER_DAY)
+    completed = {e.fields["train"] for e in state.events if e.kind == "run-complete"}
+    assert cards <= completed
+    assert state.revenue() == (0, 0, 0, 0)
     assert_invariants(state)

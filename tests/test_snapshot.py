@@ -368,15 +368,6 @@ def two_engines(data: dict[str, Any], state: GameState) -> None:
     data["trays"][tray_where(state, "station")][2].append(-1)
 
 
-def extra_on_two_trays(data: dict[str, Any], state: GameState) -> None:
-    """A timetabled train's tray given the card of a running Extra: sections are for
-    timetabled trains only (D-run.3)."""
-    kinds = {i: CAT.cards[t.train].kind for i, t in enumerate(state.trays) if t.train != -1}
-    extra = next(i for i, kind in kinds.items() if kind is CardKind.EXTRA_TRAIN)
-    other = next(i for i, kind in kinds.items() if kind is CardKind.TRAIN)
-    data["trays"][other][4] = data["trays"][extra][4]
-
-
 def beyond_its_card(data: dict[str, Any], state: GameState) -> None:
     """The train on the Mainline moved to region 1 of a free one-region card (D-mainline.1)."""
     index = tray_where(state, "line")
@@ -696,12 +687,6 @@ CORRUPTIONS: list[Any] = [
     ),
     pytest.param(
         tray_off_the_grid, r"trays\[\d\]: its cell \[2, -?\d\] is not on the grid of station", id="grid"
-    ),
-    pytest.param(
-        extra_on_two_trays,
-        r"cards: 2 copies of 'extra-\d+' \(card \d+\) in the game \(.*trays\[\d\], trays\[\d\]\); "
-        r"the catalogue has 1",
-        id="D-run.3-an-extra-on-two-trays",
     ),
     # the phase and who decides (R5.0.1)
     pytest.param(

@@ -98,7 +98,10 @@ def test_c_yards_3_unjammed_caboose_goes_to_the_division_yard() -> None:
     to the Classification Yard."""
     state = new_state(2, 6)
     seat = state.current_player()
-    place_facility(state, seat, (1, 0), "freight-house", work=[CABOOSE_CAR, LOADED_BOXCAR, EMPTY])
+    full = [LOADED_BOXCAR] * 3  # the red box is full: the caboose on MEN is jammed (R6.3.3)
+    place_facility(
+        state, seat, (1, 0), "freight-house", inbound=full, work=[CABOOSE_CAR, LOADED_BOXCAR, EMPTY]
+    )
     cabooses = state.division[CABOOSE_CAR]
     total = state.division_total
     state.apply(Unjam(seat, (1, 0), Area.MEN, CABOOSE_CAR))
@@ -107,8 +110,9 @@ def test_c_yards_3_unjammed_caboose_goes_to_the_division_yard() -> None:
     assert state.classification[CABOOSE_CAR] == 0
     assert_invariants(state)
     seat = state.current_player()
-    place_facility(state, seat, (1, 0), "freight-house", work=[EMPTY, LOADED_BOXCAR, EMPTY])
-    state.apply(Unjam(seat, (1, 0), Area.AT, LOADED_BOXCAR))
+    # no empty boxcar on the industry track for the load on WORK: jammed (R6.3.3)
+    place_facility(state, seat, (1, 0), "freight-house", work=[EMPTY, EMPTY, LOADED_BOXCAR])
+    state.apply(Unjam(seat, (1, 0), Area.WORK, LOADED_BOXCAR))
     assert state.classification[LOADED_BOXCAR] == 1
     assert_invariants(state)
 

@@ -571,7 +571,6 @@ def _check_revenue(state: GameState) -> None:
 def _check_trays(state: GameState) -> None:
     """C-trays.1: a tray is free, or one train in one place with one engine."""
     on_line: dict[tuple[int, int], int] = {}
-    on_tray: dict[int, int] = {}
     for i, tray in enumerate(state.trays):
         path = f"trays[{i}]"
         if tray.train == EMPTY:
@@ -583,9 +582,6 @@ def _check_trays(state: GameState) -> None:
                 )
             continue
         spec = state.catalogue.cards[tray.train]
-        if spec.kind is CardKind.EXTRA_TRAIN and tray.train in on_tray:  # sections are timetabled
-            _fail(path, f"Extra card {tray.train} also runs on trays[{on_tray[tray.train]}] (D-run.3)")
-        on_tray[tray.train] = i
         if spec.kind is CardKind.TRAIN and tray.train not in state.timetable:
             _fail(path, f"timetabled train {spec.id!r} runs but is not on the timetable (R10.3)")
         if state.phase is Phase.EXTRA_SIDE and i == state.building:
