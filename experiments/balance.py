@@ -43,18 +43,15 @@ that completed a run of their mean trip, and the shortest and longest trip of al
 from __future__ import annotations
 
 import math
-import multiprocessing
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from tqdm import tqdm
-
 from agents import bot_label, make_bot, seat_seed
 from experiments.ledger import LEDGER_KINDS
+from experiments.parallel import run_all
 from experiments.stats import mean_ci
 from sm_env.core.cars import COACH, car_code
 from sm_env.core.config import MAX_OFFICES, MIN_OFFICES, GameConfig, HouseRules
@@ -555,20 +552,8 @@ def play(balance: Balance, jobs: int = 1, progress: bool = False) -> list[GameRe
     """Every game, in (office count, game) order whatever ``jobs`` is."""
     tasks = jobs_of(balance)
     order = {offices: i for i, offices in enumerate(balance.offices)}
-    records: list[GameRecord] = []
-    with tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress) as bar:
-        if jobs == 1:
-            for task in tasks:
-                records.append(play_one(task))
-                bar.update()
-        else:
-            workers = min(jobs, len(tasks))
-            chunk = max(1, len(tasks) // (workers * 16))
-            longest_first = sorted(tasks, key=lambda t: -t[0])  # the big tables last the longest
-            with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                for record in pool.imap_unordered(play_one, longest_first, chunksize=chunk):
-                    records.append(record)
-                    bar.update()
+    longest_first = sorted(tasks, key=lambda t: -t[0])  # the big tables last the longest
+    records = run_all(play_one, longest_first if jobs > 1 else tasks, jobs, progress)
     return sorted(records, key=lambda r: (order[r.offices], r.game))
 
 

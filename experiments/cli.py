@@ -99,13 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--seed", type=int, default=1, metavar="S", help="first game seed; deal i uses S + i (default 1)"
     )
-    match.add_argument(
-        "--jobs",
-        type=_positive,
-        default=os.cpu_count() or 1,
-        metavar="J",
-        help="worker processes (default: the CPU count)",
-    )
+    _add_jobs_option(match)
     match.add_argument(
         "--csv", default="tournament.csv", metavar="FILE", help="one row per game (default tournament.csv)"
     )
@@ -137,13 +131,7 @@ def _parser() -> argparse.ArgumentParser:
         help=f"bots cycled over the seats, rotated by game (default {','.join(bal.DEFAULT_BOTS)}; "
         f"known: {bots})",
     )
-    balance.add_argument(
-        "--jobs",
-        type=_positive,
-        default=os.cpu_count() or 1,
-        metavar="J",
-        help="worker processes (default: the CPU count)",
-    )
+    _add_jobs_option(balance)
     _add_house_rule_option(balance)
     balance.add_argument("--json", action="store_true", help="print only a JSON document")
     balance.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -155,6 +143,16 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
+
+
+def _add_jobs_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        metavar="J",
+        help="worker processes (default: the CPU count)",
+    )
 
 
 def _add_house_rule_option(parser: argparse.ArgumentParser) -> None:

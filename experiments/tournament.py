@@ -32,8 +32,6 @@ from __future__ import annotations
 import csv
 import itertools
 import math
-import multiprocessing
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -41,10 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from tqdm import tqdm
-
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
 from experiments.ledger import LEDGER_KINDS, tally
+from experiments.parallel import run_all
 from experiments.stats import Rating, mean_ci, rate_games, wilson
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
@@ -182,19 +179,7 @@ def play(tournament: Tournament, jobs: int = 1, progress: bool = False) -> list[
         for deal in range(tournament.deals)
         for s in seating_list
     ]
-    results: list[GameResult] = []
-    with tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress) as bar:
-        if jobs == 1:
-            for task in tasks:
-                results.append(play_one(task))
-                bar.update()
-        else:
-            workers = min(jobs, len(tasks))
-            chunk = max(1, len(tasks) // (workers * 16))  # games take milliseconds: batch them
-            with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                for result in pool.imap_unordered(play_one, tasks, chunksize=chunk):
-                    results.append(result)
-                    bar.update()
+    results = run_all(play_one, tasks, jobs, progress)
     return sorted(results, key=lambda r: (r.deal, r.seating))
 
 
