@@ -449,3 +449,50 @@ def test_c_rng_2_a_position_of_another_edition_is_refused(
     message = str(info.value)
     assert message.startswith(f"{path}: this position was made under rules edition {claimed}; ")
     assert "this build plays rules edition 2" in message
+
+
+# ----------------------------------------------------------------------------- seats, atomic saves
+
+
+def test_c_rng_2_seats_are_kept_and_ignored_by_the_replay(replay: Replay, tmp_path: Path) -> None:
+    """Who held each seat is a label the file keeps (the play table's resume reads it); the
+    game the decisions make is the same with or without it."""
+    labelled = Replay(
+        replay.seed, replay.config, replay.decisions, replay.final_hash, ("human", "passenger", "human")
+    )
+    path = tmp_path / "game.json"
+    labelled.save(path)
+    loaded = load_replay(path)
+    assert loaded == labelled and loaded.seats == ("human", "passenger", "human")
+    assert loaded.verify().state_hash() == replay.final_hash
+    assert "seats" not in replay.to_json()
+
+
+@pytest.mark.parametrize(
+    "seats", [["human"], "human", ["human", "", "passenger"], ["human", 3, "passenger"]], ids=str
+)
+def test_malformed_seats_are_a_replay_error(replay: Replay, seats: object) -> None:
+    data = replay.to_json()
+    data["seats"] = seats
+    with pytest.raises(ReplayError, match=r"seats must list one non-empty name per seat \(3\)"):
+        parse_replay(data)
+
+
+def test_a_save_that_fails_leaves_the_old_file_whole(
+    replay: Replay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replay.save writes a temporary file and renames it over the old one: if the write
+    fails, the old file is untouched and no temporary file is left behind."""
+    path = tmp_path / "game.json"
+    replay.save(path)
+    before = path.read_bytes()
+
+    def broken(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(replay_module.os, "replace", broken)
+    longer = Replay(replay.seed, replay.config, replay.decisions[:-1], replay.final_hash)
+    with pytest.raises(OSError, match="disk full"):
+        longer.save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,14 +36,20 @@ POSITION_VERSION = 2
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _KEYS = ("format", "version", "rules_edition", "seed", "config", "house_rules", "decisions", "final_hash")
 _POSITION_KEYS = ("format", "version", "rules_edition", "config", "house_rules", "state", "hash")
+_OPTIONAL_KEYS = ("seats",)
 
 
 @dataclass(frozen=True, slots=True)
 class Replay:
+    """``final_hash`` is the hash of the state after the decisions (the game may go on);
+    ``seats`` optionally says who held each seat (``"human"`` or a bot spec): a label for
+    the table and its resume, which replaying ignores."""
+
     seed: int
     config: GameConfig
     decisions: tuple[Intent, ...]
     final_hash: str
+    seats: tuple[str, ...] = ()
 
     def to_json(self, catalogue: Catalogue | None = None) -> dict[str, Any]:
         cat = catalogue or load_catalogue()
@@ -55,10 +62,12 @@ class Replay:
             "house_rules": self.config.house_rules.to_dict(),
             "decisions": [intent_to_json(d, cat) for d in self.decisions],
             "final_hash": self.final_hash,
+            **({"seats": list(self.seats)} if self.seats else {}),
         }
 
     def save(self, path: str | os.PathLike[str], catalogue: Catalogue | None = None) -> None:
-        Path(path).write_text(json.dumps(self.to_json(catalogue), indent=1) + "\n", encoding="utf-8")
+        """Write the file atomically: a crash mid-write leaves the old file whole."""
+        write_atomically(path, json.dumps(self.to_json(catalogue), indent=1) + "\n")
 
     def run(self, catalogue: Catalogue | None = None) -> GameState:
         """Play the decisions on a fresh game; ReplayError names the first that fails."""
@@ -83,7 +92,7 @@ class Replay:
 
 def parse_replay(data: object, catalogue: Catalogue | None = None, source: str = "replay") -> Replay:
     cat = catalogue or load_catalogue()
-    data = _checked_header(data, source, "replay", FORMAT, VERSION, _KEYS)
+    data = _checked_header(data, source, "replay", FORMAT, VERSION, _KEYS, _OPTIONAL_KEYS)
     seed = data["seed"]
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 0xFFFFFFFF:
         raise ReplayError(f"{source}: seed must be an integer in 0..4294967295, got {seed!r}")
@@ -100,7 +109,16 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
     final_hash = data["final_hash"]
     if not isinstance(final_hash, str) or not _HEX64.fullmatch(final_hash):
         raise ReplayError(f"{source}: final_hash must be a 64-character hex string, got {final_hash!r}")
-    return Replay(seed, config, tuple(intents), final_hash)
+    seats = data.get("seats", [])
+    if (
+        not isinstance(seats, list)
+        or (seats and len(seats) != config.offices)
+        or not all(isinstance(s, str) and s for s in seats)
+    ):
+        raise ReplayError(
+            f"{source}: seats must list one non-empty name per seat ({config.offices}), got {seats!r}"
+        )
+    return Replay(seed, config, tuple(intents), final_hash, tuple(seats))
 
 
 def load_replay(path: str | os.PathLike[str], catalogue: Catalogue | None = None) -> Replay:
@@ -120,8 +138,24 @@ def position_to_json(state: GameState) -> dict[str, Any]:
 
 
 def save_position(state: GameState, path: str | os.PathLike[str]) -> None:
-    """Write one state as a position file, to be rebuilt by ``load_position``."""
-    Path(path).write_text(json.dumps(position_to_json(state), indent=1) + "\n", encoding="utf-8")
+    """Write one state as a position file, to be rebuilt by ``load_position`` (atomically)."""
+    write_atomically(path, json.dumps(position_to_json(state), indent=1) + "\n")
+
+
+def write_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it
+    over ``path``: readers see the old file or the new one, never a part."""
+    target = Path(path)
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def parse_position(data: object, catalogue: Catalogue | None = None, source: str = "position") -> GameState:
@@ -148,9 +182,16 @@ def load_position(path: str | os.PathLike[str], catalogue: Catalogue | None = No
 
 
 def _checked_header(
-    data: object, source: str, what: str, fmt: str, version: int, keys: tuple[str, ...]
+    data: object,
+    source: str,
+    what: str,
+    fmt: str,
+    version: int,
+    keys: tuple[str, ...],
+    optional: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """A JSON object of the given format and version with exactly ``keys``."""
+    """A JSON object of the given format and version with exactly ``keys``, and any of
+    ``optional``."""
     if not isinstance(data, dict):
         raise ReplayError(f"{source}: a {what} must be a JSON object, got {type(data).__name__}")
     if data.get("format") != fmt:
@@ -169,7 +210,7 @@ def _checked_header(
             raise ReplayError(f"{source}: rules_edition must be a positive integer, got {edition!r}")
         raise ReplayError(_edition_message(source, what, edition))
     missing = [k for k in keys if k not in data]
-    unknown = sorted(set(data) - set(keys))
+    unknown = sorted(set(data) - set(keys) - set(optional))
     if missing:
         raise ReplayError(f"{source}: missing key(s): {', '.join(missing)}")
     if unknown:
