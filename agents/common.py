@@ -50,6 +50,7 @@ from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, SeatView
+from sm_env.core.text import describe
 from sm_env.core.trains import spec_of
 
 EMPTY_COACH = COACH * 2
@@ -374,6 +375,7 @@ class HeuristicBot:
         self.rng = Rng(self.seed)
         self._plan: list[tuple[tuple[object, ...], MoveTray]] = []
         self._memo: dict[tuple[object, ...], Any] = {}
+        self.reason: str | None = None  # why the last choice, in a line (the play table's hint)
 
     def memo(self, key: tuple[object, ...], compute: Callable[[], Any]) -> Any:
         """A result the bot worked out before for the same public facts (``key``): searches
@@ -395,7 +397,9 @@ class HeuristicBot:
         legal = view.legal_intents()
         if not legal:
             raise ValueError(f"seat {view.seat} has no decision to make now")
+        self.reason = None
         if len(legal) == 1:
+            self.reason = "the only decision there is"
             return legal[0]
         board = view.board
         phase = board.phase
@@ -410,9 +414,16 @@ class HeuristicBot:
         if phase is Phase.EXTRA_SIDE:
             return self.extra_side(view, board, legal)
         if phase is Phase.CLEARANCE:
-            return Clearance(view.seat, self.clear_following(view, board))
+            clear = self.clear_following(view, board)
+            if self.reason is None:
+                gap = following_gap(board)
+                ahead = f"the train ahead is {gap} region(s) on" if gap is not None else "no train ahead"
+                self.reason = f"{ahead}; it needs {self.p('safety_distance'):g} to clear"
+            return Clearance(view.seat, clear)
         if phase is Phase.RED_FLAG:
-            return RedFlag(view.seat, self.play_red_flag(view, board))
+            flag = self.play_red_flag(view, board)
+            self.reason = self.reason or "the flag averts a collision that would cost it 5 Revenue"
+            return RedFlag(view.seat, flag)
         if phase is Phase.CARGO:
             return self.cargo(view, board, legal)
         return legal[0]
@@ -448,7 +459,20 @@ class HeuristicBot:
     def local_ops(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
         options = self.local_options(view, board, legal)
         options.append((0.0, Pass(view.seat)))
-        return _best(options)
+        return self.pick(board, options)
+
+    def pick(self, board: GameState, options: list[tuple[float, Intent]]) -> Intent:
+        """The best-valued option (the first on ties), saying why: its value against the next
+        best's."""
+        value, best = _best_pair(options)
+        others = [(v, i) for v, i in options if i is not best]
+        if others:
+            second, runner = _best_pair(others)
+            runner_text = _plain(board, runner)
+            self.reason = f"worth {value:.2f}, against {second:.2f} for the next best ({runner_text})"
+        else:
+            self.reason = f"worth {value:.2f}"
+        return best
 
     def local_options(
         self, view: SeatView, board: GameState, legal: list[Intent]
@@ -561,12 +585,18 @@ class HeuristicBot:
     def switching(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
         key = station_key(board, view.seat)
         if self._plan and self._plan[0][0] == key and self._plan[0][1] in legal:
+            self.reason = "the next Move of the plan it made this turn"
             return self._plan.pop(0)[1]
         plan = self.make_plan(view, board, board.moves_left)
         if plan.moves and plan.score > plan.start_score + 1e-9:
             self.remember(plan)
+            self.reason = (
+                f"a plan of {len(plan.moves)} Move(s) raises its station's score "
+                f"from {plan.start_score:.2f} to {plan.score:.2f}"
+            )
             return self._plan.pop(0)[1]
         self._plan = []
+        self.reason = "no Move it found makes its station better"
         return EndSwitching(view.seat)
 
     # ------------------------------------------------------------------ card play
@@ -581,6 +611,7 @@ class HeuristicBot:
         if plays:
             value, best = _best_pair([(self.play_value(view, board, i), i) for i in plays])
             if value > 0:
+                self.reason = f"playing it is worth {value:.2f} now"
                 return best
         hand = board.hands[seat]
         if len(hand) > HAND_LIMIT or self.p("discard_junk"):
@@ -597,9 +628,11 @@ class HeuristicBot:
                 )
                 discard = Discard(seat, worst, dept)
                 if discard in legal and (len(hand) > HAND_LIMIT or EndTurn(seat) not in legal):
+                    self.reason = "over the hand limit: the card worth least to it goes"
                     return discard
         end = EndTurn(seat)
         if end in legal:
+            self.reason = "no card in hand is worth playing now"
             return end
         return next(i for i in legal if isinstance(i, Discard))
 
@@ -617,7 +650,7 @@ class HeuristicBot:
                 options.append((self.car_value(board, view.seat, intent.car, own), intent))
             elif isinstance(intent, EndConsist):
                 options.append((self.p("end_consist" if own else "no_car"), intent))
-        return _best(options)
+        return self.pick(board, options)
 
     def extra_side(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
         """Send the Extra so it reaches the Office before the game ends, past the fewest
@@ -631,6 +664,7 @@ class HeuristicBot:
             travel = travel_from_dp(board, office, not east)
             return (travel >= left, sum(porters(board, o) > 0 for o in before), travel)
 
+        self.reason = "it reaches its office before the game ends, past the fewest Porters, soonest"
         return ChooseDivisionPoint(view.seat, min((False, True), key=cost))
 
     def clear_following(self, view: SeatView, board: GameState) -> bool:
@@ -647,7 +681,9 @@ class HeuristicBot:
         if not actions:
             return EndCargo(view.seat)
         state = view.determinize(self.rng)
-        return best_cargo_intent(state, view.seat, self.p("progress_weight"), int(self.p("cargo_nodes")))
+        nodes = int(self.p("cargo_nodes"))
+        self.reason = f"the first step of the best order of its workers' actions (a search of {nodes} nodes)"
+        return best_cargo_intent(state, view.seat, self.p("progress_weight"), nodes)
 
 
 def following_gap(board: GameState) -> int | None:
@@ -679,9 +715,9 @@ def train_allows(board: GameState, tray_index: int, code: int) -> bool:
     return sum(1 for c in cars if car_type(c) == kind) < allowed.get(kind, 0)
 
 
-def _best(options: list[tuple[float, Intent]]) -> Intent:
-    """The intent with the highest value; the first listed on ties (a stable choice)."""
-    return _best_pair(options)[1]
+def _plain(board: GameState, intent: Intent) -> str:
+    """An intent's text without its "seat N: " head."""
+    return describe(board, intent).split(": ", 1)[-1]
 
 
 def _best_pair(options: list[tuple[float, Intent]]) -> tuple[float, Intent]:

@@ -90,7 +90,10 @@ class DispatcherBot(PassengerBot):
         if gap is not None and gap < self.p("safety_distance"):
             return False
         clear, hold = self.clearance_loss(view, True), self.clearance_loss(view, False)
+        stages = int(self.p("rollout_stages"))
+        self.reason = f"over the next {stages} Stages it would lose {clear} clearing, {hold} holding"
         if self.p("milk") and self.worth_holding(board, view.seat) and hold <= clear:
+            self.reason += "; held for its own Porters' work"
             return False
         return clear <= hold
 
@@ -210,8 +213,10 @@ class DispatcherBot(PassengerBot):
     def switching(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
         key = self._plan[0][0] if self._plan else None
         if key is not None and key == station_key(board, view.seat) and self._plan[0][1] in legal:
+            self.reason = "the next Move of the plan it chose this turn"
             return self._plan.pop(0)[1]
         self._plan = []
+        self.reason = "its plan is done"
         return EndSwitching(view.seat)
 
     # ------------------------------------------------------------------ cards

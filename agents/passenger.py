@@ -135,6 +135,7 @@ class PassengerBot(HeuristicBot):
 
     def clear_following(self, view: SeatView, board: GameState) -> bool:
         if self.p("milk") and self.worth_holding(board, view.seat):
+            self.reason = "the train stands at its own Office: held one more Cargo Phase for its Porters"
             return False
         return super().clear_following(view, board)
 

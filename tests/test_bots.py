@@ -27,14 +27,15 @@ from conftest import (
     take_cars,
 )
 
-from agents import REGISTRY, Agent, RandomAgent, play_game, seat_seed
+from agents import REGISTRY, Agent, RandomAgent, make_bot, play_game, seat_seed
 from agents.common import eta, expected_visits, following_gap, passive_intent, timetable_capacity
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
 from agents.planning import StationScorer, move_graph, plan_switching, round_trip
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
-from sm_env.core.config import HouseRules
+from sm_env.core.config import GameConfig, HouseRules
+from sm_env.core.engine import new_game
 from sm_env.core.intents import (
     AddCar,
     ChooseSwitch,
@@ -420,3 +421,23 @@ def test_expected_visits_stop_once_the_timetable_fills_the_crew_trays() -> None:
     assert sum(c != -1 for c in state.timetable) == capacity
     assert expected_visits(state, office, CAT.by_id["train-1"]) == 0.0
     assert expected_visits(state, office, CAT.by_id["extra-3"]) > 0
+
+
+@pytest.mark.parametrize("name", ["passenger", "freight", "dispatcher"])
+def test_heuristic_bots_say_why_in_a_line(name: str) -> None:
+    """The play table's hint: after every choice a heuristic bot's ``reason`` is one line
+    saying why; a bot that cannot say (random) has none."""
+    state = new_game(GameConfig(offices=2, days=1), 11)
+    bots = [make_bot(name, seat_seed(11, s)) for s in range(2)]
+    reasons = set()
+    for _ in range(400):
+        if state.is_terminal():
+            break
+        seat = state.current_player()
+        intent = bots[seat].choose(state.view(seat))
+        reason = bots[seat].reason  # type: ignore[attr-defined]
+        assert isinstance(reason, str) and reason and "\n" not in reason, (intent, reason)
+        reasons.add(reason.split(" ")[0])
+        state.apply(intent)
+    assert len(reasons) >= 3  # different decisions, different reasons
+    assert getattr(make_bot("random", 1), "reason", None) is None
