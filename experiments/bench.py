@@ -1,0 +1,548 @@
+"""``station-master bench``: every speed figure of the project in one run on one machine.
+
+- the rules core under random legal play: decisions/s and games/s at 1, 3 and 6 offices;
+  clone time; cost per game as offices (1-6) and days (1-5) grow;
+- the PettingZoo AEC env (``sm_env.env``) under uniform random masked actions, reset excluded
+  and included, beside PettingZoo's ``connect_four_v3`` and a trivial AEC env with the same
+  spaces and wrappers but no rules, with the ratios; reset time and memory per env;
+- catanatron's engine under random play beside the core (``pip install
+  'station-master[bench]'``; reported as missing otherwise);
+- the Gymnasium single-agent env under random masked actions;
+- sb3-contrib MaskablePPO frames/s and game decisions/s (a Move spelled in several tokens is
+  one decision) on one core and on all cores (``SubprocVecEnv``), beside a trivial env of the
+  same spaces.
+
+Speed is measured here, never in timed tests; each figure comes from fixed seeds. ``--quick``
+runs every figure at a tiny size (the test suite checks that it reports them all).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+import sm_env
+from agents import seat_seed
+from sm_env.core.config import GameConfig
+from sm_env.core.engine import new_game
+from sm_env.core.rng import Rng
+
+OFFICE_COUNTS = (1, 3, 6)
+GROWTH_OFFICES = (1, 2, 3, 4, 5, 6)
+GROWTH_DAYS = (1, 2, 3, 4, 5)
+ENV_OFFICES = 3  # the env figures and the peers' ratios are taken at 3 offices
+
+
+@dataclass(frozen=True)
+class Size:
+    """How much each figure plays: games of the core and envs, frames of training."""
+
+    core_games: int
+    env_games: int
+    peer_games: int
+    ppo_frames: int
+    ppo_steps: int  # MaskablePPO n_steps per env
+
+    @classmethod
+    def of(cls, quick: bool) -> Size:
+        return cls(1, 1, 2, 64, 32) if quick else cls(20, 5, 100, 2048, 512)
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    label: str
+    value: float | None  # None: not measured (``note`` says why)
+    unit: str
+    note: str = ""
+
+
+# ---------------------------------------------------------------------------- the core
+
+
+def core_play(config: GameConfig, games: int) -> tuple[int, float]:
+    """(decisions, seconds) of random legal play over ``games`` games, seeds 0.."""
+    decisions = 0
+    seconds = 0.0
+    for game in range(games):
+        state = new_game(config, game)
+        rng = Rng(seat_seed(game, 0))
+        start = time.perf_counter()
+        while not state.is_terminal():
+            legal = state.legal_intents()
+            state.apply(legal[rng.below(len(legal))])
+            state.events.clear()
+            decisions += 1
+        seconds += time.perf_counter() - start
+    return decisions, seconds
+
+
+def clone_time(config: GameConfig, games: int) -> float:
+    """Mean µs of ``GameState.clone()`` over every 10th position of random games."""
+    total, samples = 0.0, 0
+    for game in range(games):
+        state = new_game(config, game)
+        rng = Rng(seat_seed(game, 1))
+        step = 0
+        while not state.is_terminal():
+            if step % 10 == 0:
+                start = time.perf_counter()
+                state.clone()
+                total += time.perf_counter() - start
+                samples += 1
+            legal = state.legal_intents()
+            state.apply(legal[rng.below(len(legal))])
+            state.events.clear()
+            step += 1
+    return 1e6 * total / samples
+
+
+def catanatron_play(games: int) -> tuple[int, float] | None:
+    """(decisions, seconds) of four random players in catanatron, or None if not installed."""
+    try:
+        from catanatron import Color, Game, RandomPlayer
+    except ImportError:
+        return None
+    colors = (Color.RED, Color.BLUE, Color.WHITE, Color.ORANGE)
+    decisions = 0
+    start = time.perf_counter()
+    for game in range(games):
+        match = Game([RandomPlayer(c) for c in colors], seed=game)
+        match.play()
+        decisions += len(match.state.actions)
+    return decisions, time.perf_counter() - start
+
+
+# ---------------------------------------------------------------------------- AEC envs
+
+
+def aec_play(env: Any, games: int) -> tuple[int, float, float]:
+    """(steps, seconds without resets, seconds with resets) of uniform random masked play."""
+    rng = np.random.default_rng(0)
+    steps = 0
+    playing = resetting = 0.0
+    for game in range(games):
+        start = time.perf_counter()
+        env.reset(seed=game)
+        resetting += time.perf_counter() - start
+        start = time.perf_counter()
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            steps += action is not None
+        playing += time.perf_counter() - start
+    return steps, playing, playing + resetting
+
+
+class TrivialAEC(AECEnv):  # type: ignore[misc]
+    """No rules: the spaces of ``sm_env.env`` (a Dict of a float Box and an int8 mask), a
+    fixed random mask of a few actions, three agents in turn, a game of ``length`` steps. Its
+    speed is the API's own ceiling for an env of those spaces."""
+
+    metadata = {"render_modes": [], "name": "trivial_v0", "is_parallelizable": False}
+
+    def __init__(self, observation_size: int, actions: int, length: int = 300) -> None:
+        super().__init__()
+        self.possible_agents = ["a0", "a1", "a2"]
+        self.length = length
+        self._obs = np.zeros(observation_size, dtype=np.float32)
+        self._mask = np.zeros(actions, dtype=np.int8)
+        self._mask[np.random.default_rng(0).choice(actions, size=min(20, actions), replace=False)] = 1
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (observation_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (actions,), np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(actions)
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._action_space
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._steps = 0
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return {"observation": self._obs, "action_mask": self._mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._steps += 1
+        self._cumulative_rewards[agent] = 0.0
+        if self._steps >= self.length:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.agents[self._steps % len(self.agents)]
+        self._accumulate_rewards()
+
+
+def trivial_aec(observation_size: int, actions: int) -> AECEnv:
+    """The trivial env behind the wrappers ``sm_env.env`` uses by default."""
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(TrivialAEC(observation_size, actions))
+    )
+
+
+def env_memory(offices: int) -> float:
+    """KiB allocated by making and resetting one ``sm_env.env``."""
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    env = sm_env.env(num_offices=offices)
+    env.reset(seed=0)
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del env
+    return (after - before) / 1024
+
+
+# ---------------------------------------------------------------------------- Gymnasium and PPO
+
+
+class CountDecisions(gymnasium.Wrapper[Any, Any, Any, Any]):
+    """Counts the learner's completed game decisions: a Move's first tokens only spell it."""
+
+    def __init__(self, env: gymnasium.Env[Any, Any]) -> None:
+        super().__init__(env)
+        self.decisions = 0
+        self._table = env.unwrapped.aec.table  # type: ignore[attr-defined]
+
+    def step(self, action: Any) -> Any:
+        name, _ = self._table.decode(int(action))
+        self.decisions += name not in ("move_tray", "move_step")
+        return self.env.step(action)
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined,no-any-return]
+
+
+class TrivialGym(gymnasium.Env[np.ndarray, np.int64]):
+    """The single-agent env's spaces with no game behind them (an episode of 300 steps)."""
+
+    def __init__(self, observation_size: int, actions: int) -> None:
+        self.observation_space = spaces.Box(0.0, 1.0, (observation_size,), np.float32)
+        self.action_space = spaces.Discrete(actions)
+        self._obs = np.zeros(observation_size, dtype=np.float32)
+        self._mask = np.zeros(actions, dtype=bool)
+        self._mask[np.random.default_rng(0).choice(actions, size=min(20, actions), replace=False)] = True
+        self._steps = 0
+        self.decisions = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        super().reset(seed=seed)
+        self._steps = 0
+        return self._obs, {}
+
+    def step(self, action: Any) -> Any:
+        self._steps += 1
+        self.decisions += 1
+        return self._obs, 0.0, self._steps >= 300, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask
+
+
+def make_station_master() -> gymnasium.Env[Any, Any]:
+    return CountDecisions(
+        gymnasium.make("StationMaster-v0", num_offices=ENV_OFFICES, illegal_action="penalize")
+    )
+
+
+def single_agent_play(games: int) -> tuple[int, float]:
+    """(steps, seconds) of random masked actions in the single-agent env."""
+    env = make_station_master()
+    rng = np.random.default_rng(0)
+    steps = 0
+    start = time.perf_counter()
+    for game in range(games):
+        env.reset(seed=game)
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()  # type: ignore[attr-defined]
+            _obs, _r, term, trunc, _info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            done = term or trunc
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
+def ppo_rate(make: Callable[[], gymnasium.Env[Any, Any]], envs: int, size: Size) -> tuple[float, float]:
+    """(frames/s, decisions/s) of MaskablePPO learning on ``envs`` envs (in subprocesses when
+    more than one), one torch thread in the learner."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    torch.set_num_threads(1)
+    vec = SubprocVecEnv([make] * envs) if envs > 1 else DummyVecEnv([make])
+    try:
+        frames = max(size.ppo_frames, size.ppo_steps * envs)
+        model = MaskablePPO(
+            "MlpPolicy", vec, n_steps=size.ppo_steps, batch_size=min(64, size.ppo_steps * envs), seed=0
+        )
+        start = time.perf_counter()
+        model.learn(total_timesteps=frames)
+        seconds = time.perf_counter() - start
+        decisions = sum(vec.get_attr("decisions"))
+        return model.num_timesteps / seconds, decisions / seconds
+    finally:
+        vec.close()
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> list[Figure]:
+    """Every figure, in the order the table shows them."""
+    size = Size.of(quick)
+    say = progress or (lambda _: None)
+    out: list[Figure] = []
+
+    say("rules core")
+    core: dict[int, float] = {}
+    for offices in OFFICE_COUNTS:
+        decisions, seconds = core_play(GameConfig(offices=offices), size.core_games)
+        core[offices] = decisions / seconds
+        out.append(
+            Figure(
+                f"core.{offices}.decisions_per_s",
+                f"core, {offices} office(s): decisions/s",
+                core[offices],
+                "/s",
+            )
+        )
+        out.append(
+            Figure(
+                f"core.{offices}.games_per_s",
+                f"core, {offices} office(s): 1-day games/s",
+                size.core_games / seconds,
+                "/s",
+            )
+        )
+    out.append(
+        Figure(
+            "core.clone_us",
+            f"core: clone(), {ENV_OFFICES} offices",
+            clone_time(GameConfig(offices=ENV_OFFICES), size.core_games),
+            "µs",
+        )
+    )
+
+    say("catanatron")
+    cat = catanatron_play(size.peer_games)
+    four, four_seconds = core_play(GameConfig(offices=4), size.core_games)
+    if cat is None:
+        note = "not installed: pip install 'station-master[bench]'"
+        out.append(
+            Figure(
+                "catanatron.decisions_per_s", "catanatron, 4 random players: decisions/s", None, "/s", note
+            )
+        )
+        out.append(
+            Figure("ratio.core_vs_catanatron", "core (4 offices) / catanatron (4 players)", None, "x", note)
+        )
+    else:
+        rate = cat[0] / cat[1]
+        out.append(
+            Figure("catanatron.decisions_per_s", "catanatron, 4 random players: decisions/s", rate, "/s")
+        )
+        out.append(
+            Figure(
+                "ratio.core_vs_catanatron",
+                "core (4 offices) / catanatron (4 players)",
+                four / four_seconds / rate,
+                "x",
+            )
+        )
+
+    say("AEC envs")
+    station = sm_env.env(num_offices=ENV_OFFICES)
+    raw = station.unwrapped
+    steps, playing, with_reset = aec_play(station, size.env_games)
+    ours = steps / playing
+    out.append(
+        Figure("aec.steps_per_s", f"AEC env, {ENV_OFFICES} offices: steps/s, reset excluded", ours, "/s")
+    )
+    out.append(
+        Figure(
+            "aec.steps_per_s_with_reset",
+            f"AEC env, {ENV_OFFICES} offices: steps/s, reset included",
+            steps / with_reset,
+            "/s",
+        )
+    )
+    out.append(
+        Figure(
+            "aec.reset_ms",
+            f"AEC env, {ENV_OFFICES} offices: reset()",
+            1e3 * (with_reset - playing) / size.env_games,
+            "ms",
+        )
+    )
+    out.append(
+        Figure(
+            "aec.memory_kib",
+            f"AEC env, {ENV_OFFICES} offices: memory per env",
+            env_memory(ENV_OFFICES),
+            "KiB",
+        )
+    )
+    from pettingzoo.classic import connect_four_v3
+
+    steps, playing, with_reset = aec_play(connect_four_v3.env(), size.peer_games)
+    c4 = steps / playing
+    out.append(Figure("connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", c4, "/s"))
+    out.append(
+        Figure(
+            "connect_four.steps_per_s_with_reset",
+            "connect_four_v3: steps/s, reset included",
+            steps / with_reset,
+            "/s",
+        )
+    )
+    steps, playing, with_reset = aec_play(trivial_aec(raw.encoder.size, raw.table.size), size.env_games)
+    trivial = steps / playing
+    out.append(Figure("trivial_aec.steps_per_s", "trivial AEC env, same spaces: steps/s", trivial, "/s"))
+    out.append(Figure("ratio.aec_vs_connect_four", "AEC env / connect_four_v3", ours / c4, "x"))
+    out.append(Figure("ratio.aec_vs_trivial", "AEC env / trivial AEC env", ours / trivial, "x"))
+    out.append(Figure("spaces.observation", "observation size (floats)", raw.encoder.size, ""))
+    out.append(Figure("spaces.actions", "actions", raw.table.size, ""))
+
+    say("single-agent env")
+    steps, seconds = single_agent_play(size.env_games)
+    out.append(
+        Figure(
+            "single_agent.steps_per_s",
+            f"single-agent env, {ENV_OFFICES} offices: steps/s",
+            steps / seconds,
+            "/s",
+        )
+    )
+
+    say("MaskablePPO")
+    cores = os.cpu_count() or 1
+    observation_size, actions = raw.encoder.size, raw.table.size
+
+    def make_trivial() -> gymnasium.Env[Any, Any]:
+        return TrivialGym(observation_size, actions)
+
+    for envs, where in ((1, "1 core"), (cores, f"{cores} cores, SubprocVecEnv")):
+        frames, decided = ppo_rate(make_station_master, envs, size)
+        out.append(Figure(f"ppo.{envs}.frames_per_s", f"MaskablePPO, {where}: frames/s", frames, "/s"))
+        out.append(
+            Figure(f"ppo.{envs}.decisions_per_s", f"MaskablePPO, {where}: game decisions/s", decided, "/s")
+        )
+        frames, _ = ppo_rate(make_trivial, envs, size)
+        out.append(
+            Figure(
+                f"ppo_trivial.{envs}.frames_per_s",
+                f"MaskablePPO on the trivial env, {where}: frames/s",
+                frames,
+                "/s",
+            )
+        )
+
+    say("growth")
+    for offices in GROWTH_OFFICES:
+        decisions, seconds = core_play(GameConfig(offices=offices), size.core_games)
+        out.append(
+            Figure(
+                f"growth.offices.{offices}",
+                f"core, {offices} office(s), 1 day: ms per game",
+                1e3 * seconds / size.core_games,
+                "ms",
+                f"{decisions / size.core_games:.0f} decisions",
+            )
+        )
+    for days in GROWTH_DAYS:
+        decisions, seconds = core_play(GameConfig(offices=ENV_OFFICES, days=days), size.core_games)
+        out.append(
+            Figure(
+                f"growth.days.{days}",
+                f"core, {ENV_OFFICES} offices, {days} day(s): ms per game",
+                1e3 * seconds / size.core_games,
+                "ms",
+                f"{decisions / size.core_games:.0f} decisions",
+            )
+        )
+    return out
+
+
+FIGURE_KEYS = (
+    *(f"core.{o}.{k}" for o in OFFICE_COUNTS for k in ("decisions_per_s", "games_per_s")),
+    "core.clone_us",
+    "catanatron.decisions_per_s",
+    "ratio.core_vs_catanatron",
+    "aec.steps_per_s",
+    "aec.steps_per_s_with_reset",
+    "aec.reset_ms",
+    "aec.memory_kib",
+    "connect_four.steps_per_s",
+    "connect_four.steps_per_s_with_reset",
+    "trivial_aec.steps_per_s",
+    "ratio.aec_vs_connect_four",
+    "ratio.aec_vs_trivial",
+    "spaces.observation",
+    "spaces.actions",
+    "single_agent.steps_per_s",
+)
+"""The figures every run reports whatever the machine (the PPO keys depend on its cores)."""
+
+
+def document(figures: list[Figure], quick: bool) -> dict[str, Any]:
+    """The run as JSON: the machine, the size, every figure by key."""
+    import platform
+
+    return {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "quick": quick,
+        "figures": {
+            f.key: {"label": f.label, "value": f.value, "unit": f.unit, "note": f.note} for f in figures
+        },
+    }
+
+
+def table(figures: list[Figure]) -> Any:
+    """The run as a rich table, a row per figure."""
+    from rich.table import Table
+
+    out = Table(title="station-master bench")
+    out.add_column("figure")
+    out.add_column("value", justify="right")
+    out.add_column("", justify="left")
+    for f in figures:
+        if f.value is None:
+            value = "—"
+        elif f.unit == "x":
+            value = f"{f.value:.2f}x"
+        elif f.unit in ("/s", ""):
+            value = f"{f.value:,.0f}{f.unit}"
+        else:
+            value = f"{f.value:,.2f} {f.unit}"
+        out.add_row(f.label, value, f.note)
+    return out
