@@ -1,0 +1,26 @@
+"""``station-master bench --quick`` runs and reports every figure (no test decides by time)."""
+
+from __future__ import annotations
+
+import math
+import os
+
+from experiments import bench
+
+
+def test_bench_quick_reports_every_figure() -> None:
+    figures = bench.run(quick=True)
+    by_key = {f.key: f for f in figures}
+    cores = os.cpu_count() or 1
+    ppo = {f"{kind}.{envs}.frames_per_s" for kind in ("ppo", "ppo_trivial") for envs in (1, cores)}
+    ppo |= {f"ppo.{envs}.decisions_per_s" for envs in (1, cores)}
+    growth = {f"growth.offices.{o}" for o in bench.GROWTH_OFFICES} | {
+        f"growth.days.{d}" for d in bench.GROWTH_DAYS
+    }
+    assert set(bench.FIGURE_KEYS) | ppo | growth == set(by_key)
+    for figure in figures:
+        assert figure.value is not None, f"{figure.key}: {figure.note}"
+        assert math.isfinite(figure.value) and figure.value > 0, figure
+    doc = bench.document(figures, quick=True)
+    assert set(doc["figures"]) == set(by_key) and doc["machine"]["cpus"] == os.cpu_count()
+    assert bench.table(figures).row_count == len(figures)
