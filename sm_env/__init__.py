@@ -3,24 +3,77 @@
 - ``sm_env.env(**config)`` / ``sm_env.raw_env(**config)``: the PettingZoo AEC environment
   (``sm_env.aec``, loaded on first use);
 - ``gymnasium.make("StationMaster-v0", opponents=..., **config)``: the single-agent view
-  (``sm_env.single_agent``), registered when this package is imported and Gymnasium is
-  installed;
+  (``sm_env.single_agent``), registered once this package is imported and Gymnasium is too;
 - ``sm_env.core``: the rules engine, pure Python, usable without any RL framework.
+
+Importing ``sm_env.core`` runs this file too, so it must not import Gymnasium: the registration
+is done at once when Gymnasium is already loaded, and otherwise the moment it is (an import
+hook that waits for ``gymnasium`` and then goes away), so ``import sm_env`` before or after
+``import gymnasium`` both let ``gymnasium.make("StationMaster-v0")`` work.
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 GYM_ID = "StationMaster-v0"
+ENTRY_POINT = "sm_env.single_agent:StationMasterEnv"
 
-try:
-    import gymnasium as _gymnasium
-except ImportError:  # the rules core works without the RL stack
-    pass
-else:
-    if GYM_ID not in _gymnasium.registry:
-        _gymnasium.register(id=GYM_ID, entry_point="sm_env.single_agent:StationMasterEnv")
+
+def _register(gymnasium: ModuleType) -> None:
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point=ENTRY_POINT)
+
+
+class _RegisterOnLoad(importlib.abc.Loader):
+    """Gymnasium's own loader, registering the environment once the module has run."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        _register(module)
+
+    def __getattr__(self, name: str) -> Any:  # get_resource_reader, is_package, get_code, ...
+        return getattr(self._loader, name)
+
+
+class _GymnasiumWatcher(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when ``gymnasium`` is first imported it removes itself from
+    ``sys.meta_path`` and hands back Gymnasium's spec with the registering loader."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "gymnasium":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _RegisterOnLoad(spec.loader)
+        return spec
+
+
+def _register_now_or_on_import() -> None:
+    gymnasium = sys.modules.get("gymnasium")
+    if gymnasium is not None and hasattr(gymnasium, "registry"):
+        _register(gymnasium)
+    elif not any(isinstance(finder, _GymnasiumWatcher) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _GymnasiumWatcher())
+
+
+_register_now_or_on_import()
 
 
 def __getattr__(name: str) -> Any:
