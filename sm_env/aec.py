@@ -55,7 +55,12 @@ RENDER_MODES = ("ansi", "human")
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
-    metadata = {"render_modes": list(RENDER_MODES), "name": NAME, "is_parallelizable": False}
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": NAME,
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
@@ -184,6 +189,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
             self._was_dead_step(action)
             return
         mask = self.action_mask()
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()  # a 0-d integer array, as Discrete.contains accepts
         if not isinstance(action, int | np.integer) or not 0 <= int(action) < self.table.size:
             raise IllegalActionError(
                 f"{agent}: action must be an int in [0, {self.table.size}), got {action!r}"

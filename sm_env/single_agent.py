@@ -7,9 +7,16 @@ vector without the mask; ``action_masks()`` gives the mask, as sb3-contrib's Mas
 expects. The reward is the change of the learner's own revenue since its previous decision
 (in co-op, of the team's total, as in the AEC environment), including changes caused while
 the opponents played (a collision it is charged for, say), and never an opponent's reward.
-With ``illegal_action="terminate"`` a masked action ends the episode with ``illegal_reward``;
-with ``"penalize"`` it costs ``illegal_reward`` and changes nothing (Gymnasium's and SB3's
-``check_env`` try unmasked random actions); ``"raise"`` (default) raises ``IllegalActionError``.
+A Gymnasium environment accepts every action of its space, so by default
+(``illegal_action="penalize"``) a masked action changes nothing, costs ``illegal_reward``
+(-1.0), and is flagged in the step's info: ``info["illegal_action"]`` is True (False after
+every other step and reset) and ``info["illegal_reason"]`` names the action. With
+``"terminate"`` it ends the episode too (``terminated=True``); with ``"raise"``
+``IllegalActionError`` is raised instead. An action outside the space (not an integer in
+``[0, n)``) always raises ``IllegalActionError``.
+
+Render modes: ``"ansi"`` (``render()`` returns the board as text) and ``"human"`` (printed at
+every ``reset()`` and ``step()``, not after each opponent's action).
 
 Opponents, one for every other seat, or a dict from agent name to opponent:
 - ``None`` (default): uniformly random legal actions, from the generator seeded by ``reset``;
@@ -28,29 +35,35 @@ import numpy as np
 from gymnasium import spaces
 
 from sm_env.actions import IllegalActionError
-from sm_env.aec import raw_env
+from sm_env.aec import RENDER_MODES, raw_env
 from sm_env.core.errors import ConfigError
 
 Opponent = Any  # see the module docstring for the accepted kinds
+ILLEGAL_ACTIONS = ("penalize", "terminate", "raise")
 
 
 class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(
         self,
         opponents: Opponent | Mapping[str, Opponent] = None,
         learner: str = "office_0",
-        illegal_action: str = "raise",
+        illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
         **config: Any,
     ) -> None:
-        if illegal_action not in ("raise", "penalize", "terminate"):
+        if illegal_action not in ILLEGAL_ACTIONS:
             raise ConfigError(
-                f"illegal_action must be 'raise', 'penalize' or 'terminate', got {illegal_action!r}"
+                f"illegal_action must be 'penalize', 'terminate' or 'raise', got {illegal_action!r}"
             )
-        self.aec = raw_env(render_mode=render_mode, **config)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(
+                f"render_mode must be one of {', '.join(RENDER_MODES)} or None, got {render_mode!r}"
+            )
+        # The board comes as text from the AEC env; "human" prints it here, once a step.
+        self.aec = raw_env(render_mode=None if render_mode is None else "ansi", **config)
         if learner not in self.aec.possible_agents:
             raise ConfigError(f"learner must be one of {self.aec.possible_agents}, got {learner!r}")
         self.learner = learner
@@ -84,28 +97,25 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._play_opponents()
         # Anything the learner earned before its first decision comes with its first reward.
         self._carried = float(self.aec._cumulative_rewards[self.learner])
+        self._render_human()
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         aec = self.aec
         if self._over():
             raise RuntimeError("the episode is over: call reset()")
-        try:
-            aec.step(action)
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            self._ended_by_illegal_action = self.illegal_action == "terminate"
-            return (
-                self._observation(),
-                self.illegal_reward,
-                self._ended_by_illegal_action,
-                False,
-                self._info(),
+        if not self.action_space.contains(action):
+            raise IllegalActionError(
+                f"{self.learner}: action must be an integer in [0, {aec.table.size}), got {action!r}"
             )
+        action = int(action)
+        if not aec.action_mask()[action]:
+            return self._illegal_step(action)
+        aec.step(action)
         self._play_opponents()
         reward = float(aec._cumulative_rewards[self.learner]) + self._carried
         self._carried = 0.0
+        self._render_human()
         return (
             self._observation(),
             reward,
@@ -114,6 +124,18 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._info(),
         )
 
+    def _illegal_step(self, action: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        """A masked action: nothing happens in the game; it costs ``illegal_reward``."""
+        reason = f"{self.learner}: {self.action_to_str(action)} is masked out now"
+        if self.illegal_action == "raise":
+            raise IllegalActionError(reason)
+        self._ended_by_illegal_action = self.illegal_action == "terminate"
+        info = self._info(revenue_events=False)
+        info["illegal_action"] = True
+        info["illegal_reason"] = reason
+        self._render_human()
+        return self._observation(), self.illegal_reward, self._ended_by_illegal_action, False, info
+
     def action_masks(self) -> np.ndarray:
         """The learner's mask, as a bool array (sb3-contrib's MaskablePPO calls this)."""
         if self._over():
@@ -121,7 +143,18 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self.aec.action_mask().astype(bool)
 
     def render(self) -> str | None:
-        return self.aec.render()
+        """The board as text ("ansi"); printed, returning None ("human"); None without a mode."""
+        if self.render_mode is None:
+            return None
+        text = self.aec.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
 
     def action_to_str(self, action: int) -> str:
         return self.aec.action_to_str(self.learner, action)
@@ -154,11 +187,17 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.learner)["observation"]
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, revenue_events: bool = True) -> dict[str, Any]:
+        """A new dict each time (nothing shared with the env or an earlier info): the ledger
+        entries since the learner's previous action (none after a masked action, which changes
+        nothing), its revenue, and whether the action was masked."""
         game = self.aec.game
         assert game is not None
         info = dict(self.aec.infos[self.learner])
+        events = info["revenue_events"] if revenue_events else ()
+        info["revenue_events"] = [dict(entry) for entry in events]
         info["revenue"] = game.revenue_by_seat[self.aec.seat_of(self.learner)]
+        info["illegal_action"] = False
         return info
 
 

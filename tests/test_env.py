@@ -863,21 +863,6 @@ def test_render_without_mode_returns_none(capsys: pytest.CaptureFixture[str]) ->
 # --------------------------------------------------------------------------- the single-agent view
 
 
-@pytest.mark.filterwarnings("ignore:.*render fps:UserWarning")
-def test_gymnasium_check_env() -> None:
-    """Gymnasium's environment checker passes (it samples unmasked actions, so "penalize")."""
-    from gymnasium.utils.env_checker import check_env
-
-    check_env(gymnasium.make(sm_env.GYM_ID, illegal_action="penalize").unwrapped)
-
-
-def test_sb3_check_env() -> None:
-    """Stable-Baselines3's environment checker passes."""
-    from stable_baselines3.common.env_checker import check_env
-
-    check_env(StationMasterEnv(illegal_action="penalize"))
-
-
 def test_gym_make_spaces_and_action_masks() -> None:
     """``gymnasium.make("StationMaster-v0")``: a float32 Box observation, a Discrete action
     space, and ``action_masks()`` a bool array of its size matching the AEC mask."""
@@ -962,10 +947,11 @@ def test_single_agent_opponent_kinds(kind: str) -> None:
 
 
 def test_single_agent_masked_action() -> None:
-    """A masked action raises with the default ``illegal_action="raise"``; with "penalize" it
-    returns the penalty and changes nothing; with "terminate" it ends the episode."""
+    """A masked action, with the default ``illegal_action="penalize"``, returns the penalty
+    (-1.0 by default), changes nothing and is flagged in ``info``; with "terminate" it ends the
+    episode too; with "raise" it raises. (More in tests/test_gym_contract.py.)"""
     results = {}
-    for mode in ("raise", "penalize", "terminate"):
+    for mode in ("penalize", "terminate", "raise"):
         env = StationMasterEnv(num_offices=2, illegal_action=mode, illegal_reward=-2.0)
         obs, _ = env.reset(seed=4)
         masks = env.action_masks()
@@ -978,13 +964,16 @@ def test_single_agent_masked_action() -> None:
             again, reward, terminated, truncated, info = env.step(masked)
             assert reward == -2.0 and not truncated
             assert np.array_equal(again, obs)
-            assert "revenue" in info
+            assert info["illegal_action"] is True
+            assert env.action_to_str(masked) in info["illegal_reason"]
+            assert info["revenue"] == 0 and info["revenue_events"] == []
             results[mode] = terminated
         assert env.aec.game.state_hash() == state_hash
         if mode != "terminate":
             assert np.array_equal(env.action_masks(), masks)
     assert results == {"penalize": False, "terminate": True}
-    default = StationMasterEnv(num_offices=2, illegal_action="penalize")
+    default = StationMasterEnv(num_offices=2)
+    assert default.illegal_action == "penalize"
     default.reset(seed=4)
     assert default.step(int(np.flatnonzero(~default.action_masks())[0]))[1] == -1.0
 
