@@ -1,7 +1,9 @@
 """The PettingZoo AEC environment of Station Master.
 
 ``sm_env.env(**config)`` is the raw environment wrapped as PettingZoo's classic environments
-are (bounds checking, order enforcing); ``sm_env.raw_env(**config)`` is the bare one. Agents
+are (an illegal move ends the game, bounds checking, order enforcing);
+``sm_env.raw_env(**config)`` is the bare one, which raises ``IllegalActionError`` on a masked
+action and changes nothing. Agents
 are ``office_0`` ... ``office_{n-1}``: agent ``office_k`` is the seat that holds office ``k``
 (west to east) when the game starts. With Employee Rotation (RB.3) a seat moves to the next
 station every day and its agent moves with it.
@@ -37,13 +39,15 @@ from sm_env.observations import ObservationEncoder
 NAME = "station_master_v0"
 
 
-def env(illegal_action: str = "raise", illegal_reward: float = -1.0, **config: Any) -> AECEnv:
-    """The wrapped environment. ``illegal_action="raise"`` (the default) raises
-    ``IllegalActionError`` on a masked action and changes nothing; ``"terminate"`` ends the game
-    instead, the offending agent rewarded ``illegal_reward``, as PettingZoo's
-    ``TerminateIllegalWrapper`` does."""
-    if illegal_action not in ("raise", "terminate"):
-        raise ConfigError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+def env(illegal_action: str = "terminate", illegal_reward: float = -1.0, **config: Any) -> AECEnv:
+    """The wrapped environment, as PettingZoo wraps its classic games. A masked action, by
+    default (``illegal_action="terminate"``), ends the game for every agent, the offender
+    rewarded ``illegal_reward`` (-1) and the others 0 (PettingZoo's ``TerminateIllegalWrapper``,
+    which the classic games use); the game itself is left as it was. ``"raise"`` raises
+    ``IllegalActionError`` instead and changes nothing, to catch a bot's mistakes early. An
+    action outside the space fails PettingZoo's ``AssertOutOfBoundsWrapper``."""
+    if illegal_action not in ("terminate", "raise"):
+        raise ConfigError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
     wrapped: AECEnv = raw_env(**config)
     if illegal_action == "terminate":
         wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)

@@ -734,9 +734,10 @@ def test_observation_hides_other_hands_and_the_deck_order(offices: int) -> None:
 
 
 def test_masked_action_raises_and_changes_nothing() -> None:
-    """``sm_env.env()`` raises IllegalActionError on a masked action; the game, the selection
-    and the observation stay as they were, and a legal action is then accepted."""
-    env = sm_env.env(num_offices=3)
+    """``sm_env.env(illegal_action="raise")`` raises IllegalActionError on a masked action; the
+    game, the selection and the observation stay as they were, and a legal action is then
+    accepted."""
+    env = sm_env.env(num_offices=3, illegal_action="raise")
     env.reset(seed=1)
     raw = env.unwrapped
     agent = env.agent_selection
@@ -754,12 +755,16 @@ def test_masked_action_raises_and_changes_nothing() -> None:
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
 
-@pytest.mark.parametrize("illegal_reward", [-1.0, -3.5])
-def test_illegal_action_terminate(illegal_reward: float) -> None:
-    """``illegal_action="terminate"``: a masked action ends the game for every agent, the
-    offender rewarded ``illegal_reward`` (-1 by default), the others 0."""
-    kwargs = {} if illegal_reward == -1.0 else {"illegal_reward": illegal_reward}
-    env = sm_env.env(num_offices=3, illegal_action="terminate", **kwargs)
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"illegal_action": "terminate"}, {"illegal_action": "terminate", "illegal_reward": -3.5}],
+)
+def test_illegal_action_terminate(kwargs: dict[str, Any]) -> None:
+    """``illegal_action="terminate"`` (the default, as in PettingZoo's classic games): a masked
+    action ends the game for every agent, the offender rewarded ``illegal_reward`` (-1 by
+    default), the others 0; the game is left as it was."""
+    illegal_reward = kwargs.get("illegal_reward", -1.0)
+    env = sm_env.env(num_offices=3, **kwargs)
     env.reset(seed=1)
     raw = env.unwrapped
     offender = env.agent_selection
