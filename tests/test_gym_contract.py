@@ -1,7 +1,9 @@
 """The Gymnasium contract of ``gymnasium.make("StationMaster-v0")`` and the conventions RL
 libraries rely on: every action of the space is accepted (a masked one is penalised and
 flagged, changing nothing), Gymnasium's and Stable-Baselines3's ``check_env`` pass on the
-defaults, and ``import sm_env.core`` stays free of the RL frameworks."""
+defaults, ``action_masks()`` is found through Gymnasium's and SB3's wrappers as sb3-contrib
+looks for it, MaskablePPO trains on the made env, and ``import sm_env.core`` stays free of
+the RL frameworks."""
 
 from __future__ import annotations
 
@@ -262,6 +264,81 @@ def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
     plain.reset(seed=2)
     assert plain.render() is None
     assert capsys.readouterr().out == ""
+
+
+# --------------------------------------------------------------------------- masks through wrappers
+
+
+def test_action_masks_through_gymnasium_and_sb3_wrappers() -> None:
+    """sb3-contrib's ``get_action_masks`` / ``is_masking_supported`` find ``action_masks()``
+    through ``gymnasium.make``'s wrappers, more Gymnasium wrappers and SB3's Monitor, and give
+    the learner's exact mask as it changes."""
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.monitor import Monitor
+
+    base = made()
+    envs = [
+        base,
+        gymnasium.wrappers.RecordEpisodeStatistics(gymnasium.wrappers.TimeLimit(made(), 50)),
+        Monitor(made()),
+    ]
+    rng = np.random.default_rng(3)
+    for env in envs:
+        assert is_masking_supported(env)
+        env.reset(seed=3)
+        for _ in range(10):
+            masks = get_action_masks(env)
+            raw = inner(env).aec
+            assert masks.dtype == bool and masks.shape == (env.action_space.n,)
+            assert np.array_equal(masks, raw.action_mask().astype(bool))
+            assert raw.agent_selection == inner(env).learner
+            assert legal_step(env, rng) is False
+    with pytest.raises(AttributeError):
+        base.action_masks  # noqa: B018 - Gymnasium 1 wrappers forward no attributes
+
+
+def test_action_masks_through_a_dummy_vec_env() -> None:
+    """``get_action_masks`` on a ``DummyVecEnv`` of made envs stacks each env's mask."""
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    venv = DummyVecEnv([lambda: made(), lambda: made(num_offices=3)])
+    assert is_masking_supported(venv)
+    venv.seed(7)
+    venv.reset()
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        masks = get_action_masks(venv)
+        assert masks.dtype == bool and masks.shape == (2, venv.action_space.n)
+        for k, env in enumerate(venv.envs):
+            assert np.array_equal(masks[k], inner(env).action_masks())
+        venv.step(np.array([rng.choice(np.flatnonzero(row)) for row in masks]))
+
+
+def test_maskable_ppo_learns_on_the_made_env() -> None:
+    """A tiny MaskablePPO run (64 steps, one torch thread) on the default made env; every
+    action it took was unmasked."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Watch(BaseCallback):
+        illegal = 0
+
+        def _on_step(self) -> bool:
+            Watch.illegal += sum(info["illegal_action"] for info in self.locals["infos"])
+            return True
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        env = made()
+        model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+        model.learn(total_timesteps=64, callback=Watch())
+    finally:
+        torch.set_num_threads(threads)
+    assert model.num_timesteps == 64
+    assert Watch.illegal == 0
 
 
 # --------------------------------------------------------------------------- imports
