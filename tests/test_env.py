@@ -6,7 +6,9 @@ so that trains run, collide and earn, and every kind of decision turns up."""
 
 from __future__ import annotations
 
+import ast
 import copy
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -379,6 +381,89 @@ def test_action_to_str_for_every_unmasked_action() -> None:
     wanted = {Phase.LOCAL_OPS, Phase.CARD_PLAY, Phase.NEW_TRAIN, Phase.SWITCHING, Phase.CLEARANCE}
     cover_phases(game_configs((3, 2), 2, 20), wanted, before=before)
     assert any(phase is Phase.SWITCHING and "end_switching" not in blocks for phase, blocks in seen), seen
+
+
+CARD_BLOCKS = ("play_card", "place_card", "place_modifier", "discard")
+
+
+def shown(text: str) -> dict[str, str]:
+    """The ``label=value`` parameters of ``name(label=value, ...)`` at the start of a string."""
+    head = text.split(": ", 1)[0]
+    return dict(re.findall(r"([a-z][a-z ]*)=(\([^)]*\)|[^,()]+)", head))
+
+
+def test_the_card_parameter_blocks_are_the_four_card_blocks() -> None:
+    """Exactly ``play_card``, ``place_card``, ``place_modifier`` and ``discard`` take a card
+    (a card type, as the core's intents do: never a hand slot)."""
+    table = raw_env(num_offices=3).table
+    assert tuple(name for name, block in table.blocks.items() if "card" in block.labels) == CARD_BLOCKS
+
+
+@pytest.mark.parametrize("offices", [1, 6])
+def test_action_to_str_names_every_actions_card_and_cell(offices: int) -> None:
+    """Over the whole table, for every seat, the state-free reading of a card action names its
+    intent's card (by id; ``place_card`` and ``place_modifier`` number only the cards they lay)
+    and its cell, and a Modifier's facility offset leads from its cell to the intent's."""
+    table = raw_env(num_offices=offices).table
+    cards = table.catalogue.cards
+    checked: Counter[str] = Counter()
+    for seat in range(offices):
+        for name in CARD_BLOCKS:
+            block = table.blocks[name]
+            for action in range(block.start, block.start + block.size):
+                intent = table.intent(seat, action)
+                params = shown(table.describe(action))
+                assert intent is not None and intent.seat == seat
+                assert params["card"] == cards[intent.card].id, (table.describe(action), intent)
+                if name in ("place_card", "place_modifier"):
+                    assert params["cell"] == str(intent.cell)
+                if name == "place_modifier":
+                    dr, dc = ast.literal_eval(params["facility"])
+                    assert (intent.cell[0] + dr, intent.cell[1] + dc) == intent.facility
+                checked[name] += 1
+    assert checked == {name: offices * table.blocks[name].size for name in CARD_BLOCKS}
+
+
+def test_action_to_str_agrees_with_describe_on_every_legal_action() -> None:
+    """At every decision of lively games (1, 3 and 6 offices), every unmasked whole-intent
+    action reads as its table entry then ``describe(state, intent)``; a card action names, in
+    both parts, the card its intent plays, lays or discards, one in the seat's hand; and the
+    single-agent view reads actions as the AEC env does."""
+    covered: Counter[str] = Counter()
+
+    def before(env: AECEnv, agent: str, obs: Obs) -> None:
+        raw, game = env.unwrapped, env.unwrapped.game
+        seat, cards = raw.seat_of(agent), raw.catalogue.cards
+        for action in (int(a) for a in np.flatnonzero(obs["action_mask"])):
+            intent = raw.table.intent(seat, action)
+            if intent is None:  # a Move token
+                continue
+            text = raw.action_to_str(agent, action)
+            assert text == f"{raw.table.describe(action)}: {describe(game, intent)}"
+            name = block_of(raw, action)
+            if name in CARD_BLOCKS:
+                card = cards[intent.card]
+                assert shown(text)["card"] == card.id, text
+                assert card.name in describe(game, intent), text
+                assert intent.card in game.hands[seat], text
+                covered[name] += 1
+
+    for offices, days, rules, seed in game_configs((1, 3, 6), 2, 12):
+        env = sm_env.env(num_offices=offices, days=days, house_rules=rules)
+        play(env, seed, before=lambda agent, obs, env=env: before(env, agent, obs))
+        if min(covered[name] for name in CARD_BLOCKS) >= 20:
+            break
+    assert all(covered[name] >= 20 for name in CARD_BLOCKS), covered
+
+    single = StationMasterEnv(num_offices=3, learner="office_1")
+    single.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        masks = single.action_masks()
+        for action in np.flatnonzero(masks):
+            assert single.action_to_str(int(action)) == single.aec.action_to_str("office_1", int(action))
+        if single.step(int(rng.choice(np.flatnonzero(masks))))[2]:
+            break
 
 
 # --------------------------------------------------------------------------- determinism
