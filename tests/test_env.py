@@ -1071,7 +1071,21 @@ def test_single_agent_masked_action() -> None:
 # --------------------------------------------------------------------------- sb3-contrib
 
 
-def test_maskable_ppo_learns_and_predicts_unmasked_actions() -> None:
+@pytest.fixture
+def one_torch_thread() -> Iterator[None]:
+    """Torch on one thread for the test: on a busy machine its spinning worker threads make a
+    short training run many times slower."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_maskable_ppo_learns_and_predicts_unmasked_actions(one_torch_thread: None) -> None:
     """A short MaskablePPO run completes; its predictions are unmasked actions, and a trained
     model can serve as an opponent (``predict(obs, action_masks=...)``)."""
     from sb3_contrib import MaskablePPO
@@ -1095,7 +1109,7 @@ def test_maskable_ppo_learns_and_predicts_unmasked_actions() -> None:
     assert total == info["revenue"]
 
 
-def test_maskable_ppo_with_a_dummy_vec_env() -> None:
+def test_maskable_ppo_with_a_dummy_vec_env(one_torch_thread: None) -> None:
     """MaskablePPO trains on a DummyVecEnv of two envs (masks through ``env_method``)."""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -315,10 +316,23 @@ def test_action_masks_through_a_dummy_vec_env() -> None:
         venv.step(np.array([rng.choice(np.flatnonzero(row)) for row in masks]))
 
 
-def test_maskable_ppo_learns_on_the_made_env() -> None:
+@pytest.fixture
+def one_torch_thread() -> Iterator[None]:
+    """Torch on one thread for the test: on a busy machine its spinning worker threads make a
+    short training run many times slower."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_maskable_ppo_learns_on_the_made_env(one_torch_thread: None) -> None:
     """A tiny MaskablePPO run (64 steps, one torch thread) on the default made env; every
     action it took was unmasked."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -329,14 +343,8 @@ def test_maskable_ppo_learns_on_the_made_env() -> None:
             Watch.illegal += sum(info["illegal_action"] for info in self.locals["infos"])
             return True
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        env = made()
-        model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
-        model.learn(total_timesteps=64, callback=Watch())
-    finally:
-        torch.set_num_threads(threads)
+    model = MaskablePPO("MlpPolicy", made(), n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    model.learn(total_timesteps=64, callback=Watch())
     assert model.num_timesteps == 64
     assert Watch.illegal == 0
 
