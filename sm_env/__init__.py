@@ -42,6 +42,7 @@ class _RegisterOnLoad(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         self._loader.exec_module(module)
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _GymnasiumWatcher)]
         _register(module)
 
     def __getattr__(self, name: str) -> Any:  # get_resource_reader, is_package, get_code, ...
@@ -49,20 +50,25 @@ class _RegisterOnLoad(importlib.abc.Loader):
 
 
 class _GymnasiumWatcher(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: when ``gymnasium`` is first imported it removes itself from
-    ``sys.meta_path`` and hands back Gymnasium's spec with the registering loader."""
+    """Finds nothing itself: asked for ``gymnasium``, it hands back the spec the other finders
+    give, with the registering loader. It leaves ``sys.meta_path`` only once Gymnasium has run
+    (a mere ``importlib.util.find_spec("gymnasium")``, checking it is installed, loads nothing)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname != "gymnasium":
             return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _RegisterOnLoad(spec.loader)
-        return spec
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec: importlib.machinery.ModuleSpec | None = find(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _RegisterOnLoad(spec.loader)
+                return spec
+        return None
 
 
 def _register_now_or_on_import() -> None:

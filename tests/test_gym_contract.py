@@ -380,6 +380,10 @@ def test_importing_the_package_loads_no_rl_framework(module: str) -> None:
         ("import sm_env.core.state, gymnasium", sm_env.GYM_ID),
         ("import sm_env; from gymnasium import spaces; import gymnasium", sm_env.GYM_ID),
         ("import sm_env; import pettingzoo; import gymnasium", sm_env.GYM_ID),
+        (
+            "import importlib.util, sm_env; importlib.util.find_spec('gymnasium'); import gymnasium",
+            sm_env.GYM_ID,
+        ),
         ("import gymnasium", f"sm_env:{sm_env.GYM_ID}"),  # make imports the package itself
     ],
 )
