@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 from collections.abc import Sequence
 from types import ModuleType
