@@ -1,0 +1,186 @@
+"""Stepping through a recorded game, forward and back: ``station-master replay FILE``.
+
+``Positions`` holds a replay's positions: position ``k`` is the game after its first ``k``
+decisions (0 is the start). It replays every decision once when made (so a bad file fails at
+once, with ``ReplayError``; with ``verify`` also when the final hash is not the recorded
+one), keeps a copy of the state every ``CHECKPOINT`` decisions and
+rebuilds any position from the nearest copy before it. ``run_viewer`` is the terminal loop.
+A viewer of a recorded game is nobody's seat: it shows every hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.text import Text
+
+from agents import BotSpecError, bot_name
+from experiments.table.render import full_table
+from experiments.table.session import HUMAN
+from sm_env.core.catalogue import Catalogue, load_catalogue
+from sm_env.core.engine import new_game
+from sm_env.core.errors import IllegalIntent, ReplayError
+from sm_env.core.replay import Replay
+from sm_env.core.state import CLOCK, Event, GameState
+from sm_env.core.text import describe, event_text
+
+CHECKPOINT = 64
+
+HELP = """\
+  n or Enter   the next decision          p   the previous one
+  g N          go to decision N           s   the start      e   the end
+  b            draw the table again       q   quit (also Ctrl-C, Ctrl-D)"""
+
+
+@dataclass(frozen=True, slots=True)
+class Visit:
+    """Position ``index``: the state there, the decision that led to it (read before it was
+    applied) and the events it caused; the setup events at position 0."""
+
+    index: int
+    state: GameState
+    decision: str | None
+    seat: int
+    events: tuple[Event, ...]
+
+
+class Positions:
+    def __init__(self, replay: Replay, catalogue: Catalogue | None = None, verify: bool = False) -> None:
+        self.replay = replay
+        self.catalogue = catalogue or load_catalogue()
+        self.total = len(replay.decisions)
+        state = new_game(replay.config, replay.seed, self.catalogue)
+        self.setup_events = tuple(state.events)
+        state.events.clear()
+        self._copies: dict[int, GameState] = {0: state.clone()}
+        for i, decision in enumerate(replay.decisions):
+            try:
+                state.apply(decision)
+            except IllegalIntent as err:
+                raise ReplayError(f"decision {i} ({describe(state, decision)}) is illegal: {err}") from None
+            state.events.clear()
+            if (i + 1) % CHECKPOINT == 0:
+                self._copies[i + 1] = state.clone()
+        self.final = state
+        if verify and state.state_hash() != replay.final_hash:
+            raise ReplayError(
+                f"final state hash mismatch: the file records {replay.final_hash}, "
+                f"the replay gives {state.state_hash()}"
+            )
+
+    def state_at(self, index: int) -> GameState:
+        """The game after its first ``index`` decisions (a fresh copy)."""
+        if not 0 <= index <= self.total:
+            raise IndexError(f"position {index} of 0..{self.total}")
+        start = index - index % CHECKPOINT
+        state = self._copies[start].clone()
+        for decision in self.replay.decisions[start:index]:
+            state.apply(decision)
+        state.events.clear()
+        return state
+
+    def visit(self, index: int) -> Visit:
+        if index == 0:
+            return Visit(0, self.state_at(0), None, -1, self.setup_events)
+        state = self.state_at(index - 1)
+        decision = self.replay.decisions[index - 1]
+        text = describe(state, decision)
+        state.apply(decision)
+        events = tuple(state.events)
+        state.events.clear()
+        return Visit(index, state, text, decision.seat, events)
+
+
+def viewer_labels(replay: Replay) -> list[str]:
+    """Who held each seat, as the file records it (``seat N`` when it does not)."""
+    if not replay.seats:
+        return [f"seat {s}" for s in range(replay.config.offices)]
+    out = []
+    for spec in replay.seats:
+        if spec == HUMAN:
+            out.append("person")
+            continue
+        try:
+            out.append(bot_name(spec))
+        except BotSpecError:
+            out.append(spec)
+    return out
+
+
+def run_viewer(positions: Positions, console: Console, name: str, read: Callable[[str], str] = input) -> int:
+    """Step through the game at the keyboard (see ``HELP``)."""
+    labels = viewer_labels(positions.replay)
+    total = positions.total
+    index = 0
+
+    def show(visit: Visit) -> None:
+        board = visit.state
+        console.rule(f"Replay of {name}: decision {visit.index} of {total}")
+        console.print(Text("A viewer of a recorded game sees every seat's hand.", style="dim"))
+        console.print(full_table(board, labels, range(board.n)))
+        _show_visit(console, visit, labels, board)
+
+    console.print(
+        Text(
+            f"Replay of {name}: seed {positions.replay.seed}, {positions.replay.config.offices} office(s), "
+            f"{total} decision(s){'; the game is over' if positions.final.is_terminal() else '; unfinished'}",
+            style="bold",
+        )
+    )
+    console.print(Text(HELP))
+    show(positions.visit(0))
+    while True:
+        try:
+            text = read(f"replay {index}/{total}> ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return 0
+        command, _, rest = text.partition(" ")
+        target: int | None = None
+        if command in ("", "n", "next"):
+            target = index + 1
+            if target > total:
+                console.print(Text("that was the last decision ('p' goes back, 'q' quits)"))
+                continue
+        elif command in ("p", "prev", "previous"):
+            target = index - 1
+            if target < 0:
+                console.print(Text("this is the start ('n' goes on)"))
+                continue
+        elif command in ("g", "go", "goto"):
+            if not rest.isdigit() or int(rest) > total:
+                console.print(Text(f"write: g N, with N from 0 to {total}", style="red"))
+                continue
+            target = int(rest)
+        elif command in ("s", "start"):
+            target = 0
+        elif command in ("e", "end"):
+            target = total
+        elif command in ("b", "board"):
+            target = index
+        elif command in ("h", "help", "?"):
+            console.print(Text(HELP))
+            continue
+        elif command in ("q", "quit", "exit"):
+            return 0
+        else:
+            console.print(Text(f"unknown command {text!r}:\n{HELP}", style="red"))
+            continue
+        index = target
+        show(positions.visit(index))
+
+
+def _show_visit(console: Console, visit: Visit, labels: Sequence[str], board: GameState) -> None:
+    if visit.decision is None:
+        console.print(Text(f"The start (0 of the game's decisions); Stage 1, {CLOCK[0]}", style="bold"))
+    else:
+        what = visit.decision.split(": ", 1)[1]
+        console.print(
+            Text(f"Decision {visit.index}: seat {visit.seat} ({labels[visit.seat]}): {what}", style="bold")
+        )
+    for event in visit.events:
+        console.print(Text(f"    {event_text(event, board)}", style="dim"))
+    if visit.index and not visit.events:
+        console.print(Text("    (no events)", style="dim"))
