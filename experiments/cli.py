@@ -1,9 +1,11 @@
-"""The ``station-master`` command: demo games of bots and replay files.
+"""The ``station-master`` command: demo games of bots, a seat at the table, and replay files.
 
 station-master demo --seed 1                    # a full game of random bots, stage by stage
 station-master demo --seed 7 --offices 4 --days 2 --json
 station-master demo --seed 1 --save-replay game.json
 station-master replay game.json --verify
+station-master play --seats human,passenger,freight   # a seat at the table: you and two bots
+station-master replay station-master-game.json        # step through a saved game
 station-master tournament --bots random,random --offices 3 --days 2 --games 20 --seed 1
 station-master balance --offices 1,3,6 --days 5 --games 30 --seed 1
 """
@@ -11,9 +13,11 @@ station-master balance --offices 1,3,6 --days 5 --games 30 --seed 1
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import secrets
 import sys
 import time
 from collections import Counter
@@ -27,15 +31,24 @@ from agents import REGISTRY, BotSpecError, bot_label, bot_name, make_bot, play_g
 from experiments import balance as bal
 from experiments import tournament as tour
 from experiments.ledger import LEDGER_KINDS, tally
+from experiments.table.app import TableApp
+from experiments.table.session import HUMAN, SeatError, Session, check_save_target
+from experiments.table.viewer import Positions, run_viewer
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.engine import new_game
-from sm_env.core.errors import ConfigError, ReplayError
+from sm_env.core.errors import ConfigError, ReplayError, SnapshotError
 from sm_env.core.intents import Intent
 from sm_env.core.replay import Replay, load_replay
 from sm_env.core.state import CLOCK, Event, GameState
 from sm_env.core.text import event_text, render_division, render_station
 
 DEMO_BOTS = ("passenger", "freight", "dispatcher")
+PLAY_SEATS = ("human", "passenger", "freight")
+DEFAULT_SAVE = "station-master-game.json"
+
+
+class PlayError(ValueError):
+    """Options of ``play`` that do not fit together."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,12 +56,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _demo(args)
+        if args.command == "play":
+            return _play(args)
         if args.command == "tournament":
             return _tournament(args)
         if args.command == "balance":
             return _balance(args)
         return _replay(args)
-    except (ConfigError, ReplayError, BotSpecError, tour.TournamentError, bal.BalanceError, OSError) as err:
+    except (
+        ConfigError,
+        ReplayError,
+        SnapshotError,
+        BotSpecError,
+        SeatError,
+        PlayError,
+        tour.TournamentError,
+        bal.BalanceError,
+        OSError,
+    ) as err:
         print(f"station-master: error: {err}", file=sys.stderr)
         return 2
 
@@ -74,9 +99,49 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", action="store_true", help="print only a JSON summary")
     demo.add_argument("--save-replay", metavar="FILE", help="write the game's replay file")
 
-    replay = sub.add_parser("replay", help="re-run a replay file")
-    replay.add_argument("file", help="replay file written by demo --save-replay")
+    play = sub.add_parser("play", help="sit at the table: play seats yourself, bots fill the others")
+    play.add_argument(
+        "--seats",
+        metavar="SPECS",
+        help="who holds each seat, in turn: human or a bot spec (default human,passenger,freight; "
+        f"known bots: {bots})",
+    )
+    play.add_argument(
+        "--offices", type=int, metavar="K", help="offices (seats), 1..6 (default: as many as --seats, or 3)"
+    )
+    play.add_argument("--days", type=int, metavar="D", help="days to play (default 1)")
+    play.add_argument("--target", type=int, metavar="T", help="target revenue that ends the game")
+    play.add_argument("--mode", choices=[m.value for m in Mode], help="competitive (default) or coop")
+    _add_house_rule_option(play)
+    play.add_argument(
+        "--seed", type=int, metavar="S", help="game seed, 0..4294967295 (default: a random one)"
+    )
+    play.add_argument(
+        "--save",
+        metavar="FILE",
+        help=f"save after every decision to FILE (default: {DEFAULT_SAVE} in the current folder, "
+        "or -2, -3, ... when taken; with --resume, the file resumed)",
+    )
+    play.add_argument("--resume", metavar="FILE", help="go on with a saved game")
+    play.add_argument("--fast", action="store_true", help="no pauses between the bots' decisions")
+    play.add_argument(
+        "--pace",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="pause after each bot decision (default 0.5)",
+    )
+
+    replay = sub.add_parser(
+        "replay", help="step through a replay file (in a terminal), or re-run it and print a summary"
+    )
+    replay.add_argument("file", help="replay file written by play or by demo --save-replay")
     replay.add_argument("--verify", action="store_true", help="check the final state hash it records")
+    view = replay.add_mutually_exclusive_group()
+    view.add_argument(
+        "--step", action="store_true", help="step through it at the keyboard even off a terminal"
+    )
+    view.add_argument("--summary", action="store_true", help="print the one-line summary even in a terminal")
 
     match = sub.add_parser("tournament", help="play bots against each other in every seat and rate them")
     match.add_argument(
@@ -419,8 +484,82 @@ def _balance_table(run: bal.Balance, summary: bal.OfficeSummary) -> Table:
     return table
 
 
+def _play_seats(text: str | None, offices: int) -> list[str]:
+    """The seats' holders: ``--seats`` as given (one per office), or a person and the default
+    bots."""
+    if text is not None:
+        seats = split_bot_list(text)
+        if offices != len(seats):
+            raise PlayError(
+                f"the game has {offices} office(s) but --seats names {len(seats)} seat(s): "
+                "give one holder per office"
+            )
+        return seats
+    bots = PLAY_SEATS[1:]
+    return [HUMAN] + [bots[i % len(bots)] for i in range(offices - 1)]
+
+
+def _default_save() -> Path:
+    """``station-master-game.json`` in the current folder, or the first free ``-2``, ``-3``..."""
+    path = Path(DEFAULT_SAVE)
+    number = 2
+    while path.exists():
+        path = Path(f"{Path(DEFAULT_SAVE).stem}-{number}.json")
+        number += 1
+    return path
+
+
+def _play(args: argparse.Namespace) -> int:
+    if args.pace < 0:
+        raise PlayError(f"--pace must be >= 0 seconds, got {args.pace}")
+    pace = 0.0 if args.fast else args.pace
+    if args.resume:
+        fixed = [
+            f"--{name.replace('_', '-')}"
+            for name in ("offices", "days", "target", "mode", "seed")
+            if getattr(args, name) is not None
+        ] + (["--house-rule"] if args.house_rule else [])
+        if fixed:
+            raise PlayError(
+                f"{', '.join(fixed)}: the saved game fixes these; give only --seats, --save, --pace"
+            )
+        replay = load_replay(args.resume)
+        seats = None
+        if args.seats is not None or not replay.seats:
+            seats = _play_seats(args.seats, replay.config.offices)
+        save = Path(args.save) if args.save else Path(args.resume)
+        if args.save:
+            check_save_target(save)
+        session = Session.resume(replay, seats, save)
+        if seats is not None or save != Path(args.resume):
+            session.save()
+    else:
+        offices = args.offices
+        if offices is None:
+            offices = len(split_bot_list(args.seats)) if args.seats is not None else len(PLAY_SEATS)
+        config = GameConfig(
+            offices=offices,
+            days=args.days if args.days is not None else 1,
+            target_revenue=args.target,
+            mode=Mode(args.mode or Mode.COMPETITIVE.value),
+            house_rules=HouseRules.from_names(args.house_rule),
+        )
+        seats = _play_seats(args.seats, config.offices)
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
+        save = Path(args.save) if args.save else _default_save()
+        check_save_target(save)
+        session = Session(seed, config, seats, save)
+        session.save()
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  # line editing and history at the prompts
+    console = Console(highlight=False)
+    return TableApp(session, console, pace, resumed=bool(args.resume)).run()
+
+
 def _replay(args: argparse.Namespace) -> int:
     replay = load_replay(args.file)
+    step = args.step or (not args.summary and sys.stdin.isatty() and sys.stdout.isatty())
     if args.verify:
         try:
             state = replay.verify()
@@ -428,7 +567,11 @@ def _replay(args: argparse.Namespace) -> int:
             print(f"station-master: replay does not verify: {err}", file=sys.stderr)
             return 1
         print(f"verified: {len(replay.decisions)} decisions reproduce final state hash {state.state_hash()}")
-        return 0
+        if not args.step:
+            return 0
+    if step:
+        positions = Positions(replay, verify=True)
+        return run_viewer(positions, Console(highlight=False), args.file)
     state = replay.run()
     revenue = list(state.revenue())
     print(f"replayed {len(replay.decisions)} decisions: revenue {revenue}, hash {state.state_hash()}")
