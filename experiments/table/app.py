@@ -23,7 +23,7 @@ from agents import BotSpecError, bot_name, make_bot, seat_seed
 from experiments.table.builder import MovePicker
 from experiments.table.events import event_line
 from experiments.table.menu import Entry, Menu, MenuError, TrayChoice, intent_label, pick_by_name
-from experiments.table.render import full_table, seat_table
+from experiments.table.render import full_table, seat_table, station_signature
 from experiments.table.session import HUMAN, Decided, SaveError, SeatError, Session, check_save_target
 from sm_env.core.config import HouseRules
 from sm_env.core.errors import IllegalIntent
@@ -92,6 +92,7 @@ class TableApp:
         self.bots_alone_told = False
         self.legend_shown = False
         self.save_problem: str | None = None
+        self.drawn: dict[int, str] = {}  # office -> the signature of its station when last drawn
 
     # ------------------------------------------------------------------ the loop
 
@@ -231,14 +232,20 @@ class TableApp:
         )
         self._show_events(decided.events, (decided.seat,) if decided.by_person else ())
 
-    def _show_table(self, seat: int, full: bool, legend: bool = False) -> None:
+    def _show_table(self, seat: int, full: bool, everything: bool = False) -> None:
+        """The table from ``seat``'s view: ``full`` with the stations that changed since they
+        were last drawn (and the seat's own), ``everything`` with all of them and the legend."""
         s = self.session
         board = s.view(seat).board
         labels = seat_labels(s.seats)
         if full:
-            legend = legend or not self.legend_shown
+            legend = everything or not self.legend_shown
             self.legend_shown = True
-            self.console.print(full_table(board, labels, (seat,), s.humans(), legend))
+            signatures = {office: station_signature(board, office) for office in range(board.n)}
+            own = {board.office_of_seat[seat]}
+            stations = {o for o, sig in signatures.items() if everything or self.drawn.get(o) != sig} | own
+            self.drawn.update(signatures)
+            self.console.print(full_table(board, labels, (seat,), s.humans(), legend, stations))
         else:
             self.console.print(seat_table(board, seat, labels, show_hand=True))
 
@@ -356,7 +363,7 @@ class TableApp:
         if name in ("help", "?"):
             self._say(HELP)
         elif name == "board":
-            self._show_table(seat, full=True, legend=True)
+            self._show_table(seat, full=True, everything=True)
         elif name == "log":
             self._log(seat)
         elif name == "hint":

@@ -295,22 +295,38 @@ def full_table(
     hands: Collection[int],
     mine: Collection[int] = (),
     legend: bool = False,
+    stations: Collection[int] | None = None,
 ) -> Group:
-    """The whole table: clock, seats, Division, timetable, every station, yards, hands."""
+    """The whole table: clock, seats, Division, timetable, the stations (``stations``: the
+    offices to draw, default all; a line names the others), yards, hands."""
     parts: list[RenderableType] = [
         clock_line(board, labels),
         seats_table(board, labels),
         division_table(board),
         timetable_table(board),
     ]
-    for office in range(board.n):
+    shown = range(board.n) if stations is None else sorted(stations)
+    for office in shown:
         parts.append(station_table(board, office, station_title(board, office, labels, mine)))
+    skipped = [office for office in range(board.n) if office not in shown]
+    if skipped:
+        names = ", ".join(f"office {o} (seat {board.seat_of_office[o]})" for o in skipped)
+        parts.append(
+            Text(f"Unchanged since last shown: the stations of {names}; 'board' draws them.", style="dim")
+        )
     parts.append(yards_text(board))
     for seat in sorted(hands):
         parts.append(hand_table(board, seat, f"Hand of seat {seat} ({labels[seat]})"))
     if legend:
         parts.append(Text(LEGEND, style="dim"))
     return Group(*parts)
+
+
+def station_signature(board: GameState, office: int) -> str:
+    """What a station's drawing shows, as text: equal signatures draw the same."""
+    snapshot = board.snapshot()
+    trays = [t for t in snapshot["trays"] if t[0] == office]
+    return repr((snapshot["stations"][office], trays, board.seat_of_office[office]))
 
 
 def seat_table(board: GameState, seat: int, labels: Sequence[str], show_hand: bool) -> Group:
