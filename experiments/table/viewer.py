@@ -117,7 +117,7 @@ def run_viewer(positions: Positions, console: Console, name: str, read: Callable
 
     def show(visit: Visit) -> None:
         board = visit.state
-        console.rule(f"Replay of {name}: decision {visit.index} of {total}")
+        console.rule(Text(f"Replay of {name}: decision {visit.index} of {total}"))
         console.print(Text("A viewer of a recorded game sees every seat's hand.", style="dim"))
         console.print(full_table(board, labels, range(board.n)))
         _show_visit(console, visit, labels, board)
