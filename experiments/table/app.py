@@ -264,7 +264,8 @@ class TableApp:
     def _person_turn(self, seat: int) -> None:
         s = self.session
         if len(s.humans()) > 1 and seat != self.last_person:
-            self.console.clear()  # hide the last seat's hand (on a terminal)
+            if self.last_person is not None:
+                self.console.clear()  # hide the last seat's hand (on a terminal)
             self.console.rule(f"Seat {seat}'s turn")
             self.read(f"Pass the keyboard to seat {seat}'s player, then press Enter> ")
             self.need_full = True
