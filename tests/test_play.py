@@ -53,20 +53,28 @@ def prompt(child: pexpect.spawn, seat: int) -> None:
     child.expect_exact(f"seat {seat}> ")
 
 
-def freight_game(
-    offices: int, days: int, seed: int, count: int, seats: tuple[str, ...], switching: bool = True
-) -> Replay:
-    """The replay of ``count`` decisions of freight bots, recorded as held by ``seats``; with
-    ``switching``, a position where the deciding seat has switching Moves."""
-    state = new_game(GameConfig(offices=offices, days=days), seed)
-    bots = [make_bot("freight", seat_seed(seed, s)) for s in range(offices)]
+DATA = Path(__file__).parent / "data" / "table"
+
+
+def fixture(name: str, tmp_path: Path) -> Path:
+    """A copy (resuming writes to it) of a saved game of ``tests/data/table``: the first
+    decisions of a game of freight bots, stopped where seat 0, held by a person, switches."""
+    path = tmp_path / f"{name}.json"
+    path.write_text((DATA / f"{name}.json").read_text(encoding="utf-8"), encoding="utf-8")
+    return path
+
+
+def bot_game(offices: int, seed: int, count: int) -> Replay:
+    """The replay of the first ``count`` decisions of a 1-day game of passenger bots, with
+    seat 0 recorded as a person's."""
+    state = new_game(GameConfig(offices=offices, days=1), seed)
+    bots = [make_bot("passenger", seat_seed(seed, s)) for s in range(offices)]
     decisions = []
     for _ in range(count):
         seat = state.current_player()
         decisions.append(bots[seat].choose(state.view(seat)))
         state.apply(decisions[-1])
-    if switching:
-        assert any(isinstance(i, MoveTray) for i in state.legal_intents()), "a switching position"
+    seats = ("human",) + ("passenger",) * (offices - 1)
     return Replay(seed, state.config, tuple(decisions), state.state_hash(), seats)
 
 
@@ -141,9 +149,8 @@ def test_play_hint_undo_hand_over_quit_resume_and_finish(tmp_path: Path) -> None
 
 
 def test_a_switching_move_built_step_by_step(tmp_path: Path) -> None:
-    """Two Crew Trays in the station (1 office, seed 10): pick one, its card, drops, push."""
-    load = tmp_path / "switch.json"
-    freight_game(1, 3, 10, 92, ("human",)).save(load)
+    """Two Crew Trays in the station: pick one, its card, drops, push."""
+    load = fixture("two-trays", tmp_path)
     child = spawn("play", "--resume", str(load), "--fast", cwd=tmp_path)
     prompt(child, 0)
     child.sendline("move")
@@ -179,8 +186,7 @@ def test_a_switching_move_built_step_by_step(tmp_path: Path) -> None:
 
 
 def test_a_move_with_a_choice_of_route(tmp_path: Path) -> None:
-    load = tmp_path / "route.json"
-    freight_game(1, 3, 17, 76, ("human",)).save(load)
+    load = fixture("two-routes", tmp_path)
     child = spawn("play", "--resume", str(load), "--fast", cwd=tmp_path)
     prompt(child, 0)
     child.sendline("move")
@@ -295,7 +301,7 @@ def test_save_refuses_a_file_that_is_not_a_saved_game(tmp_path: Path) -> None:
 
 def _good_replay(tmp_path: Path) -> Path:
     path = tmp_path / "good.json"
-    freight_game(1, 1, 2, 13, ("human",), switching=False).save(path)
+    bot_game(1, 2, 13).save(path)
     return path
 
 

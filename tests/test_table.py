@@ -74,22 +74,19 @@ def switching_positions(count: int) -> list[tuple[GameState, Replay]]:
     return found
 
 
-# Positions of games of freight bots where a Move has a choice of route (seed 17, 1) or of
-# tray (10, 36): (offices, days, seed, decisions before it).
-SPECIAL_SWITCHING = ((1, 3, 17, 76), (1, 3, 1, 88), (1, 3, 10, 92), (2, 3, 36, 95))
+# Saved games stopped where a Move has a choice of route (two-routes*) or of tray (two-trays*):
+# the first decisions of games of freight bots, 1-2 offices, 3 days.
+SPECIAL = Path(__file__).parent / "data" / "table"
 
 
 @functools.cache
 def special_positions() -> list[GameState]:
     out = []
-    for offices, days, seed, count in SPECIAL_SWITCHING:
-        state = new_game(GameConfig(offices=offices, days=days), seed)
-        agents = [make_bot("freight", seat_seed(seed, s)) for s in range(offices)]
-        for _ in range(count):
-            seat = state.current_player()
-            state.apply(agents[seat].choose(state.view(seat)))
-        assert any(isinstance(i, MoveTray) for i in state.legal_intents())
+    for path in sorted(SPECIAL.glob("*.json")):
+        state = load_replay(path).verify()
+        assert any(isinstance(i, MoveTray) for i in state.legal_intents()), path
         out.append(state)
+    assert len(out) == 4
     return out
 
 
