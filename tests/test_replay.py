@@ -4,6 +4,7 @@ message that says what is wrong, never another exception."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -496,3 +497,18 @@ def test_a_save_that_fails_leaves_the_old_file_whole(
         longer.save(path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["game.json"]
+
+
+def test_a_saved_file_keeps_the_usual_permissions(replay: Replay, tmp_path: Path) -> None:
+    """A new file gets what the umask gives any new file (not the temporary file's 0600); a
+    file saved over keeps its own."""
+    umask = os.umask(0o022)
+    try:
+        path = tmp_path / "game.json"
+        replay.save(path)
+        assert path.stat().st_mode & 0o777 == 0o644
+        path.chmod(0o600)
+        replay.save(path)
+        assert path.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(umask)

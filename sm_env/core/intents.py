@@ -231,7 +231,7 @@ class AddCar:
     seat: int
     car: int
     kind: ClassVar[IntentKind] = IntentKind.ADD_CAR
-    text: ClassVar[str] = "add a {car:car} to the new train"
+    text: ClassVar[str] = "add one {car:car} to the new train"
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,7 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     target = Path(path)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.chmod(temp, _file_mode(target))  # mkstemp makes it 0600; keep the usual permissions
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
@@ -216,6 +217,16 @@ def _checked_header(
     if unknown:
         raise ReplayError(f"{source}: unknown key(s): {', '.join(unknown)}")
     return data
+
+
+def _file_mode(target: Path) -> int:
+    """The old file's permissions, or those a new file gets under the umask."""
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _edition_message(source: str, what: str, edition: int) -> str:
