@@ -62,6 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _tournament(args)
         if args.command == "balance":
             return _balance(args)
+        if args.command == "bench":
+            return _bench(args)
         return _replay(args)
     except (
         ConfigError,
@@ -200,6 +202,12 @@ def _parser() -> argparse.ArgumentParser:
     _add_house_rule_option(balance)
     balance.add_argument("--json", action="store_true", help="print only a JSON document")
     balance.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    speed = sub.add_parser(
+        "bench", help="measure speed: the core, the envs and training, beside PettingZoo and catanatron"
+    )
+    speed.add_argument("--quick", action="store_true", help="every figure at a tiny size (a smoke test)")
+    speed.add_argument("--json", action="store_true", help="print only a JSON document")
     return parser
 
 
@@ -460,6 +468,20 @@ def _balance(args: argparse.Namespace) -> int:
         "trip lengths by day of completion (docs/balance.md)"
     )
     console.print(f"{total} games in {wall:.1f} s")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from experiments import bench  # the RL stack loads only for this command
+
+    def say(part: str) -> None:
+        print(f"bench: {part}", file=sys.stderr, flush=True)
+
+    figures = bench.run(args.quick, progress=say)
+    if args.json:
+        print(json.dumps(bench.document(figures, args.quick), indent=2))
+    else:
+        Console(highlight=False, width=None if sys.stdout.isatty() else 120).print(bench.table(figures))
     return 0
 
 

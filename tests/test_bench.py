@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 
+import pytest
+
 from experiments import bench
+from experiments.cli import main
 
 
 def test_bench_quick_reports_every_figure() -> None:
@@ -24,3 +28,19 @@ def test_bench_quick_reports_every_figure() -> None:
     doc = bench.document(figures, quick=True)
     assert set(doc["figures"]) == set(by_key) and doc["machine"]["cpus"] == os.cpu_count()
     assert bench.table(figures).row_count == len(figures)
+
+
+def test_bench_command_quick_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command prints the same figures as a JSON document."""
+    assert main(["bench", "--quick", "--json"]) == 0
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    assert set(bench.FIGURE_KEYS) <= set(doc["figures"])
+    assert "bench: rules core" in out.err
+
+
+def test_bench_rejects_an_unknown_option(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--fastest"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --fastest" in capsys.readouterr().err
