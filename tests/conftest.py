@@ -17,7 +17,7 @@ import json
 import re
 from bisect import insort
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, cast
 
 import pytest
@@ -846,3 +846,17 @@ def brute_force_placements(state: GameState, seat: int, card: int) -> set[tuple[
         for rot in (False, True)
         if grid.placement_problem(state, seat, card, (r, c), rot) is None
     }
+
+
+@pytest.fixture
+def one_torch_thread() -> Iterator[None]:
+    """Torch on one thread for the test: on a busy machine its spinning worker threads make a
+    short training run many times slower."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

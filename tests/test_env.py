@@ -1071,20 +1071,6 @@ def test_single_agent_masked_action() -> None:
 # --------------------------------------------------------------------------- sb3-contrib
 
 
-@pytest.fixture
-def one_torch_thread() -> Iterator[None]:
-    """Torch on one thread for the test: on a busy machine its spinning worker threads make a
-    short training run many times slower."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def test_maskable_ppo_learns_and_predicts_unmasked_actions(one_torch_thread: None) -> None:
     """A short MaskablePPO run completes; its predictions are unmasked actions, and a trained
     model can serve as an opponent (``predict(obs, action_masks=...)``)."""

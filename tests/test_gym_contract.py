@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -314,20 +313,6 @@ def test_action_masks_through_a_dummy_vec_env() -> None:
         for k, env in enumerate(venv.envs):
             assert np.array_equal(masks[k], inner(env).action_masks())
         venv.step(np.array([rng.choice(np.flatnonzero(row)) for row in masks]))
-
-
-@pytest.fixture
-def one_torch_thread() -> Iterator[None]:
-    """Torch on one thread for the test: on a busy machine its spinning worker threads make a
-    short training run many times slower."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def test_maskable_ppo_learns_on_the_made_env(one_torch_thread: None) -> None:

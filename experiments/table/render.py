@@ -22,7 +22,7 @@ from rich.text import Text
 from sm_env.core.grid import END_NAMES, geometry_for, is_locked
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Tray
 from sm_env.core.state import CLOCK, HIDDEN, STAGES_PER_DAY, GameState
-from sm_env.core.text import car_label, card_name, consist_label, yard_text
+from sm_env.core.text import car_label, card_name, consist_label, waiting_lines, yard_text
 from sm_env.core.trains import train_label, tray_on_region
 
 PHASE_NAMES = {
@@ -163,17 +163,7 @@ def timetable_table(board: GameState) -> RenderableType:
         table.add_column(f"{mark}{slot + 1}", justify="center")
     table.add_row(*_texts("clock", *(c.replace(":00", "") for c in CLOCK)))
     table.add_row(*_texts("train", *(train_label(cat, c) if c != EMPTY else "." for c in board.timetable)))
-    lines = []
-    if board.held:
-        lines.append("Held (no free Crew Tray): " + ", ".join(train_label(cat, c) for c in board.held))
-    if board.pending_extras:
-        lines.append(
-            "Extras waiting: "
-            + ", ".join(f"{train_label(cat, c)} (seat {s})" for c, s in board.pending_extras)
-        )
-    free = sum(1 for t in board.trays if t.train == EMPTY)
-    lines.append(f"Crew Trays free: {free} of {len(board.trays)}")
-    return Group(table, Text("\n".join(lines)))
+    return Group(table, Text("\n".join(waiting_lines(board))))
 
 
 def _boxes_text(board: GameState, office: int, cell: tuple[int, int]) -> list[str]:

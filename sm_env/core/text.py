@@ -300,8 +300,16 @@ def render_division(state: GameState) -> str:
     lines.append(f"East Division Point: {at(lambda t: t.at_dp and t.direction < 0)}")
     board = [f"{s + 1}:{train_label(cat, c)}" for s, c in enumerate(state.timetable) if c != EMPTY]
     lines.append("Timetable: " + (", ".join(board) if board else "empty"))
+    lines.extend(waiting_lines(state))
+    return "\n".join(lines)
+
+
+def waiting_lines(state: GameState) -> list[str]:
+    """The held trains, the Extras waiting for a tray and the free Crew Trays, a line each."""
+    cat = state.catalogue
+    lines = []
     if state.held:
-        lines.append("Held: " + ", ".join(train_label(cat, c) for c in state.held))
+        lines.append("Held (no free Crew Tray): " + ", ".join(train_label(cat, c) for c in state.held))
     if state.pending_extras:
         lines.append(
             "Extras waiting: "
@@ -309,7 +317,7 @@ def render_division(state: GameState) -> str:
         )
     free = sum(1 for t in state.trays if t.train == EMPTY)
     lines.append(f"Crew Trays free: {free} of {len(state.trays)}")
-    return "\n".join(lines)
+    return lines
 
 
 def board_text(state: GameState, names: Sequence[str] | None = None) -> str:
