@@ -382,3 +382,38 @@ def test_gymnasium_make_works_whatever_the_import_order(imports: str, env_id: st
         "print(type(env.unwrapped).__name__, obs.shape[0] > 0)\n"
     )
     assert result.stdout.split() == ["StationMasterEnv", "True"]
+
+
+def _station_master_2() -> gymnasium.Env[Any, Any]:
+    """A made env for the vector envs (module level: SubprocVecEnv pickles its factories)."""
+    import sm_env  # noqa: F401 - registers the id in a worker process
+
+    return gymnasium.make(sm_env.GYM_ID, num_offices=2, days=1)
+
+
+def test_subproc_vec_env_trajectories_equal_a_serial_run() -> None:
+    """The single-agent env in SubprocVecEnv workers (one process per env) gives, step for
+    step, the observations, rewards, ends and masks of the same envs run serially."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    def trajectory(venv: Any) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        venv.seed(7)
+        obs = venv.reset()
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(150):
+            masks = get_action_masks(venv)
+            actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+            obs, rewards, dones, _infos = venv.step(actions)
+            out.append((obs.copy(), rewards.copy(), dones.copy(), masks.copy()))
+        venv.close()
+        return out
+
+    serial = trajectory(DummyVecEnv([_station_master_2] * 2))
+    parallel = trajectory(SubprocVecEnv([_station_master_2] * 2, start_method="spawn"))
+    assert len(serial) == len(parallel)
+    for (o1, r1, d1, m1), (o2, r2, d2, m2) in zip(serial, parallel, strict=True):
+        assert np.array_equal(o1, o2) and np.array_equal(r1, r2)
+        assert np.array_equal(d1, d2) and np.array_equal(m1, m2)
+    assert any(d.any() for _, _, d, _ in serial)  # episodes ended and restarted alike
