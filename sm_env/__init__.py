@@ -1,9 +1,12 @@
 """Station Master as a reinforcement-learning environment.
 
-- ``sm_env.env(**config)`` / ``sm_env.raw_env(**config)``: the PettingZoo AEC environment
-  (``sm_env.aec``, loaded on first use);
-- ``gymnasium.make("StationMaster-v0", opponents=..., **config)``: the single-agent view
-  (``sm_env.single_agent``), registered once this package is imported and Gymnasium is too;
+- ``sm_env.env_v1(**config)`` / ``sm_env.raw_env_v1(**config)``: the PettingZoo AEC
+  environment ``station_master_v1`` (``sm_env.aec_v1``, loaded on first use), the recommended
+  version: decisions spelled in a few tokens of a small action space, a compact observation;
+- ``sm_env.env(**config)`` / ``sm_env.raw_env(**config)``: ``station_master_v0`` (``sm_env.aec``);
+- ``gymnasium.make("StationMaster-v1" or "StationMaster-v0", opponents=..., **config)``: the
+  single-agent views (``sm_env.single_agent``), registered once this package is imported and
+  Gymnasium is too;
 - ``sm_env.core``: the rules engine, pure Python, usable without any RL framework.
 
 Importing ``sm_env.core`` runs this file too, so it must not import Gymnasium: the registration
@@ -23,11 +26,18 @@ from typing import Any
 
 GYM_ID = "StationMaster-v0"
 ENTRY_POINT = "sm_env.single_agent:StationMasterEnv"
+GYM_ID_V1 = "StationMaster-v1"
+ENTRY_POINT_V1 = "sm_env.single_agent:StationMasterEnvV1"
 
 
 def _register(gymnasium: ModuleType) -> None:
-    if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point=ENTRY_POINT)
+    for gym_id, entry_point in ((GYM_ID, ENTRY_POINT), (GYM_ID_V1, ENTRY_POINT_V1)):
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(id=gym_id, entry_point=entry_point)
+    # Gymnasium warns "out of date" when an older version of a name is made while a newer one
+    # is registered; v0 stays fully supported, so the v1 spec does not take part in that check
+    # (its ``version`` is left unset; ``gymnasium.make("StationMaster-v1")`` finds it by id).
+    gymnasium.registry[GYM_ID_V1].version = None
 
 
 class _RegisterOnLoad(importlib.abc.Loader):
@@ -86,7 +96,11 @@ def __getattr__(name: str) -> Any:
         from sm_env import aec
 
         return getattr(aec, name)
+    if name in ("env_v1", "raw_env_v1"):
+        from sm_env import aec_v1
+
+        return getattr(aec_v1, name)
     raise AttributeError(f"module 'sm_env' has no attribute {name!r}")
 
 
-__all__ = ["GYM_ID", "env", "raw_env"]
+__all__ = ["GYM_ID", "GYM_ID_V1", "env", "env_v1", "raw_env", "raw_env_v1"]

@@ -102,17 +102,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         self.max_stages = max_stages
         self.render_mode = render_mode
         self.catalogue = load_catalogue()
-        self.table = ActionTable(self.config, self.catalogue)
-        self.encoder = ObservationEncoder(self.config, self.catalogue, self.table)
         n = self.config.offices
         self.possible_agents = [f"office_{k}" for k in range(n)]
         self.agents = self.possible_agents[:]
-        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
-        obs_box = spaces.Box(low=-1.0, high=1.0, shape=(self.encoder.size,), dtype=np.float32)
-        mask_box = spaces.Box(low=0, high=1, shape=(self.table.size,), dtype=np.int8)
-        self.observation_spaces = {
-            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
-        }
+        self._build_spaces()
         self.game: GameState | None = None
         self._builder: MoveBuilder | None = None
         self._mask: np.ndarray | None = None
@@ -121,6 +114,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         self._ledger_seen = 0
 
     # ------------------------------------------------------------------ spaces
+
+    def _build_spaces(self) -> None:
+        """The action table, the observation encoder and the spaces of this version."""
+        self.table = ActionTable(self.config, self.catalogue)
+        self.encoder = ObservationEncoder(self.config, self.catalogue, self.table)
+        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        obs_box = spaces.Box(low=-1.0, high=1.0, shape=(self.encoder.size,), dtype=np.float32)
+        mask_box = spaces.Box(low=0, high=1, shape=(self.table.size,), dtype=np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+        }
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]

@@ -36,6 +36,7 @@ from gymnasium import spaces
 
 from sm_env.actions import IllegalActionError
 from sm_env.aec import RENDER_MODES, raw_env
+from sm_env.aec_v1 import raw_env_v1
 from sm_env.core.errors import ConfigError
 
 Opponent = Any  # see the module docstring for the accepted kinds
@@ -43,7 +44,10 @@ ILLEGAL_ACTIONS = ("penalize", "terminate", "raise")
 
 
 class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """``StationMaster-v0``: the single-agent view of ``sm_env.raw_env`` (the v0 spaces)."""
+
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    aec_class: type[raw_env] = raw_env
 
     def __init__(
         self,
@@ -63,7 +67,7 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"render_mode must be one of {', '.join(RENDER_MODES)} or None, got {render_mode!r}"
             )
         # The board comes as text from the AEC env; "human" prints it here, once a step.
-        self.aec = raw_env(render_mode=None if render_mode is None else "ansi", **config)
+        self.aec = self.aec_class(render_mode=None if render_mode is None else "ansi", **config)
         if learner not in self.aec.possible_agents:
             raise ConfigError(f"learner must be one of {self.aec.possible_agents}, got {learner!r}")
         self.learner = learner
@@ -207,3 +211,22 @@ def _opponent_action(opponent: Opponent, observation: np.ndarray, mask: np.ndarr
         return int(action)
     policy: Callable[[np.ndarray, np.ndarray], Any] = opponent
     return int(policy(observation, mask))
+
+
+class StationMasterEnvV1(StationMasterEnv):
+    """``StationMaster-v1``: the same single-agent view of ``sm_env.raw_env_v1`` (the v1
+    spaces: a decision spelled in tokens, each a ``step()``; the opponents play between the
+    learner's decisions, never in the middle of one). ``info["decision_done"]`` tells whether
+    the step completed one of the learner's decisions."""
+
+    aec_class = raw_env_v1
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        out = super().step(action)
+        out[4]["decision_done"] = bool(self.aec.decision_done) and not out[4]["illegal_action"]
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        if self._over():
+            return np.zeros(self.aec.table.size, dtype=bool)
+        return self.aec.action_mask().astype(bool)
