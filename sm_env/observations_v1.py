@@ -43,7 +43,7 @@ CAR_FEATURES = 3 + CAR_KINDS  # present, type one-hot, loaded, flipped
 STANDING = 4  # D-grid.8: cars standing on one card
 REVENUE_SCALE = 100.0
 CARS_SCALE = 80.0  # C-stock.2: the cars of the game
-CARDS_SCALE = 64.0  # more than the copies of any one deck
+CARDS_SCALE = 128.0  # more than the card copies of the game
 PATH_COLS = 2 * COL_LIMIT + 1
 
 
@@ -74,6 +74,7 @@ class ObservationEncoderV1:
         ]
         self.layable_class = {card: i for i, card in enumerate(self.layable)}
         self.offices = catalogue.of_kind(CardKind.OFFICE)
+        self.mainline_kinds = {card: i for i, card in enumerate(catalogue.of_kind(CardKind.MAINLINE))}
         self.office_class = {card: i for i, card in enumerate(self.offices)}
         self.extras = list(catalogue.of_kind(CardKind.EXTRA_TRAIN))
         self.extra_index = {card: i for i, card in enumerate(self.extras)}
@@ -104,6 +105,8 @@ class ObservationEncoderV1:
             ("hand", cards),
             ("departments", DEPARTMENTS * (2 * cards + 1)),
             ("decks", 1 + cards),
+            ("set_aside", cards),
+            ("mainline", (n + 1) * len(self.mainline_kinds)),
             ("timetable", STAGES_PER_DAY * TRAIN_NUMBERS),
             ("held", TRAIN_NUMBERS),
             ("extras", len(self.extras) * (2 + n)),
@@ -114,7 +117,7 @@ class ObservationEncoderV1:
             ("cars", self.car_slots * self.car_features),
             ("boxes", self.box_slots * self.box_features),
             ("overflow", 3),
-            ("decision", 3 + 4 * t + 2 * n + 2),
+            ("decision", 2 + n + 4 * t + 2 * n + 2),
             ("prefix", 2 + heads + 3 * PATH_COLS + 2),
         ]
         self.sections: dict[str, slice] = {}
@@ -196,8 +199,16 @@ class ObservationEncoderV1:
             put_v(len(state.home_office) / CARDS_SCALE)
         for card in state.salvage:
             counts[c + 1 + card] = counts.get(c + 1 + card, 0.0) + 1 / 16
+        c = o["set_aside"]
+        for card in state.set_aside:
+            counts[c + card] = counts.get(c + card, 0.0) + 1 / 16
         idx += counts.keys()
         val += counts.values()
+        c = o["mainline"]
+        kinds = len(self.mainline_kinds)
+        for line, card in enumerate(state.mainline):
+            put_i(c + line * kinds + self.mainline_kinds[card])
+            put_v(1.0)
 
         # the timetable, held trains, Extras waiting, the yards
         numbers = self.train_numbers
@@ -437,16 +448,17 @@ class ObservationEncoderV1:
         if state.moves_left:
             put_i(c)
             put_v(state.moves_left / 6)
-        if state.build_owner == seat:
-            put_i(c + 1)
-            put_v(1.0)
         if state.build_turn:
-            put_i(c + 2)
+            put_i(c + 1)
             put_v(state.build_turn / 8)
-        if state.building != EMPTY:
-            put_i(c + 3 + state.building)
+        if state.build_owner != EMPTY:
+            put_i(c + 2 + rel_of[state.build_owner])
             put_v(1.0)
-        b = c + 3 + t
+        c += n
+        if state.building != EMPTY:
+            put_i(c + 2 + state.building)
+            put_v(1.0)
+        b = c + 2 + t
         collision = state.collision
         if collision is not None:
             put_i(b + collision.mover)
