@@ -10,7 +10,10 @@
 - the Gymnasium single-agent env under random masked actions;
 - sb3-contrib MaskablePPO frames/s and game decisions/s (a Move spelled in several tokens is
   one decision) on one core and on all cores (``SubprocVecEnv``), beside a trivial env of the
-  same spaces.
+  same spaces;
+- the same for ``station_master_v1`` (``sm_env.env_v1``, ``StationMaster-v1``), whose decisions
+  are spelled in tokens: its steps are tokens, and its decisions/s count the tokens that
+  completed a decision.
 
 Speed is measured here, never in timed tests; each figure comes from fixed seeds. ``--quick``
 runs every figure at a tiny size (the test suite checks that it reports them all).
@@ -36,6 +39,7 @@ from agents import seat_seed
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.rng import Rng
+from sm_env.single_agent import StationMasterEnvV1
 
 OFFICE_COUNTS = (1, 3, 6)
 GROWTH_OFFICES = (1, 2, 3, 4, 5, 6)
@@ -128,8 +132,17 @@ def catanatron_play(games: int) -> tuple[int, float] | None:
 
 def aec_play(env: Any, games: int) -> tuple[int, float, float]:
     """(steps, seconds without resets, seconds with resets) of uniform random masked play."""
+    steps, _, playing, with_reset = aec_play_decisions(env, games)
+    return steps, playing, with_reset
+
+
+def aec_play_decisions(env: Any, games: int) -> tuple[int, int, float, float]:
+    """(steps, decisions, seconds without resets, seconds with resets) of uniform random masked
+    play; a step is a decision unless the env says otherwise (v1's ``decision_done``)."""
     rng = np.random.default_rng(0)
-    steps = 0
+    raw = env.unwrapped
+    spelled = hasattr(raw, "decision_done")
+    steps = decisions = 0
     playing = resetting = 0.0
     for game in range(games):
         start = time.perf_counter()
@@ -140,9 +153,11 @@ def aec_play(env: Any, games: int) -> tuple[int, float, float]:
             obs, _reward, term, trunc, _info = env.last()
             action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
             env.step(action)
-            steps += action is not None
+            if action is not None:
+                steps += 1
+                decisions += raw.decision_done if spelled else 1
         playing += time.perf_counter() - start
-    return steps, playing, playing + resetting
+    return steps, decisions, playing, playing + resetting
 
 
 class TrivialAEC(AECEnv):  # type: ignore[misc]
@@ -206,11 +221,11 @@ def trivial_aec(observation_size: int, actions: int) -> AECEnv:
     )
 
 
-def env_memory(offices: int) -> float:
-    """KiB allocated by making and resetting one ``sm_env.env``."""
+def env_memory(offices: int, version: int = 0) -> float:
+    """KiB allocated by making and resetting one ``sm_env.env`` (``env_v1`` for version 1)."""
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    env = sm_env.env(num_offices=offices)
+    env = (sm_env.env_v1 if version else sm_env.env)(num_offices=offices)
     env.reset(seed=0)
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
@@ -222,14 +237,21 @@ def env_memory(offices: int) -> float:
 
 
 class CountDecisions(gymnasium.Wrapper[Any, Any, Any, Any]):
-    """Counts the learner's completed game decisions: a Move's first tokens only spell it."""
+    """Counts the learner's completed game decisions: the tokens that only spell part of one
+    do not count. v0: a Move's ``move_tray`` and ``move_step`` tokens; v1: every step whose
+    info has ``decision_done`` False (a masked token completes nothing either)."""
 
     def __init__(self, env: gymnasium.Env[Any, Any]) -> None:
         super().__init__(env)
         self.decisions = 0
+        self._spelled = isinstance(env.unwrapped, StationMasterEnvV1)
         self._table = env.unwrapped.aec.table  # type: ignore[attr-defined]
 
     def step(self, action: Any) -> Any:
+        if self._spelled:
+            out = self.env.step(action)
+            self.decisions += out[4]["decision_done"]
+            return out
         name, _ = self._table.decode(int(action))
         self.decisions += name not in ("move_tray", "move_step")
         return self.env.step(action)
@@ -270,9 +292,15 @@ def make_station_master() -> gymnasium.Env[Any, Any]:
     )
 
 
-def single_agent_play(games: int) -> tuple[int, float]:
+def make_station_master_v1() -> gymnasium.Env[Any, Any]:
+    return CountDecisions(
+        gymnasium.make("StationMaster-v1", num_offices=ENV_OFFICES, illegal_action="penalize")
+    )
+
+
+def single_agent_play(games: int, version: int = 0) -> tuple[int, float]:
     """(steps, seconds) of random masked actions in the single-agent env."""
-    env = make_station_master()
+    env = make_station_master_v1() if version else make_station_master()
     rng = np.random.default_rng(0)
     steps = 0
     start = time.perf_counter()
@@ -429,12 +457,80 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
     out.append(Figure("spaces.observation", "observation size (floats)", raw.encoder.size, ""))
     out.append(Figure("spaces.actions", "actions", raw.table.size, ""))
 
+    say("AEC env v1")
+    station_v1 = sm_env.env_v1(num_offices=ENV_OFFICES)
+    raw_v1 = station_v1.unwrapped
+    steps, decisions, playing, with_reset = aec_play_decisions(station_v1, size.env_games)
+    ours_v1 = steps / playing
+    out.append(
+        Figure(
+            "aec_v1.steps_per_s",
+            f"AEC env v1, {ENV_OFFICES} offices: steps (tokens)/s, reset excluded",
+            ours_v1,
+            "/s",
+        )
+    )
+    out.append(
+        Figure(
+            "aec_v1.decisions_per_s",
+            f"AEC env v1, {ENV_OFFICES} offices: decisions/s",
+            decisions / playing,
+            "/s",
+        )
+    )
+    out.append(
+        Figure(
+            "aec_v1.steps_per_s_with_reset",
+            f"AEC env v1, {ENV_OFFICES} offices: steps/s, reset included",
+            steps / with_reset,
+            "/s",
+        )
+    )
+    out.append(
+        Figure(
+            "aec_v1.tokens_per_decision",
+            "AEC env v1: tokens per decision (random play)",
+            steps / decisions,
+            "",
+        )
+    )
+    out.append(
+        Figure(
+            "aec_v1.memory_kib",
+            f"AEC env v1, {ENV_OFFICES} offices: memory per env",
+            env_memory(ENV_OFFICES, 1),
+            "KiB",
+        )
+    )
+    steps, playing, _ = aec_play(trivial_aec(raw_v1.encoder.size, raw_v1.table.size), size.env_games)
+    trivial_v1 = steps / playing
+    out.append(Figure("trivial_aec_v1.steps_per_s", "trivial AEC env, v1 spaces: steps/s", trivial_v1, "/s"))
+    out.append(
+        Figure("ratio.aec_v1_vs_connect_four", "AEC env v1 (steps) / connect_four_v3", ours_v1 / c4, "x")
+    )
+    out.append(
+        Figure(
+            "ratio.aec_v1_vs_trivial", "AEC env v1 / trivial AEC env, v1 spaces", ours_v1 / trivial_v1, "x"
+        )
+    )
+    out.append(Figure("spaces_v1.observation", "v1 observation size (floats)", raw_v1.encoder.size, ""))
+    out.append(Figure("spaces_v1.actions", "v1 actions (tokens)", raw_v1.table.size, ""))
+
     say("single-agent env")
     steps, seconds = single_agent_play(size.env_games)
     out.append(
         Figure(
             "single_agent.steps_per_s",
             f"single-agent env, {ENV_OFFICES} offices: steps/s",
+            steps / seconds,
+            "/s",
+        )
+    )
+    steps, seconds = single_agent_play(size.env_games, version=1)
+    out.append(
+        Figure(
+            "single_agent_v1.steps_per_s",
+            f"single-agent env v1, {ENV_OFFICES} offices: steps/s",
             steps / seconds,
             "/s",
         )
@@ -458,6 +554,41 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             Figure(
                 f"ppo_trivial.{envs}.frames_per_s",
                 f"MaskablePPO on the trivial env, {where}: frames/s",
+                frames,
+                "/s",
+            )
+        )
+    observation_v1, actions_v1 = raw_v1.encoder.size, raw_v1.table.size
+
+    def make_trivial_v1() -> gymnasium.Env[Any, Any]:
+        return TrivialGym(observation_v1, actions_v1)
+
+    v0_decisions = next(f.value for f in out if f.key == "ppo.1.decisions_per_s")
+    for envs, where in ((1, "1 core"), (cores, f"{cores} cores, SubprocVecEnv")):
+        frames, decided = ppo_rate(make_station_master_v1, envs, size)
+        out.append(
+            Figure(f"ppo_v1.{envs}.frames_per_s", f"MaskablePPO v1, {where}: frames (tokens)/s", frames, "/s")
+        )
+        out.append(
+            Figure(
+                f"ppo_v1.{envs}.decisions_per_s", f"MaskablePPO v1, {where}: game decisions/s", decided, "/s"
+            )
+        )
+        if envs == 1:
+            assert v0_decisions is not None
+            out.append(
+                Figure(
+                    "ratio.ppo_v1_vs_v0",
+                    "MaskablePPO, 1 core: v1 / v0 game decisions/s",
+                    decided / v0_decisions,
+                    "x",
+                )
+            )
+        frames, _ = ppo_rate(make_trivial_v1, envs, size)
+        out.append(
+            Figure(
+                f"ppo_trivial_v1.{envs}.frames_per_s",
+                f"MaskablePPO on the trivial env, v1 spaces, {where}: frames/s",
                 frames,
                 "/s",
             )
@@ -505,7 +636,19 @@ FIGURE_KEYS = (
     "ratio.aec_vs_trivial",
     "spaces.observation",
     "spaces.actions",
+    "aec_v1.steps_per_s",
+    "aec_v1.decisions_per_s",
+    "aec_v1.steps_per_s_with_reset",
+    "aec_v1.tokens_per_decision",
+    "aec_v1.memory_kib",
+    "trivial_aec_v1.steps_per_s",
+    "ratio.aec_v1_vs_connect_four",
+    "ratio.aec_v1_vs_trivial",
+    "spaces_v1.observation",
+    "spaces_v1.actions",
     "single_agent.steps_per_s",
+    "single_agent_v1.steps_per_s",
+    "ratio.ppo_v1_vs_v0",
 )
 """The figures every run reports whatever the machine (the PPO keys depend on its cores)."""
 

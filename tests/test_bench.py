@@ -16,8 +16,9 @@ def test_bench_quick_reports_every_figure() -> None:
     figures = bench.run(quick=True)
     by_key = {f.key: f for f in figures}
     cores = os.cpu_count() or 1
-    ppo = {f"{kind}.{envs}.frames_per_s" for kind in ("ppo", "ppo_trivial") for envs in (1, cores)}
-    ppo |= {f"ppo.{envs}.decisions_per_s" for envs in (1, cores)}
+    kinds = ("ppo", "ppo_trivial", "ppo_v1", "ppo_trivial_v1")
+    ppo = {f"{kind}.{envs}.frames_per_s" for kind in kinds for envs in (1, cores)}
+    ppo |= {f"{kind}.{envs}.decisions_per_s" for kind in ("ppo", "ppo_v1") for envs in (1, cores)}
     growth = {f"growth.offices.{o}" for o in bench.GROWTH_OFFICES} | {
         f"growth.days.{d}" for d in bench.GROWTH_DAYS
     }
