@@ -127,11 +127,17 @@ class ObservationEncoderV1:
             start += size
         self.size = start
         self._o = {name: s.start for name, s in self.sections.items()}
-        self._card_cache: tuple[object, list[int], list[float], int] | None = None
+        self._card_cache: tuple[object, np.ndarray, np.ndarray, int] | None = None
+        self._table_cache: dict[int, tuple[object, np.ndarray, np.ndarray]] = {}
+        self._deck_cache: tuple[object, np.ndarray, np.ndarray] | None = None
+        self._workers: dict[tuple[int, tuple[int, int]], tuple[float, float]] = {}
 
     def reset_cache(self) -> None:
-        """Forget the cached card slots (a new game begins)."""
+        """Forget the cached parts (a new game begins)."""
         self._card_cache = None
+        self._table_cache.clear()
+        self._deck_cache = None
+        self._workers.clear()
 
     # ------------------------------------------------------------------ encoding
 
@@ -176,12 +182,57 @@ class ObservationEncoderV1:
             put_i(base + 4 + state.office_of_seat[s])
             put_v(1.0)
 
-        # the viewer's hand, the Departments, the decks
+        # the hand, Departments, decks, timetable, Extras, yards: cached while they stay
+        c = o["hand"]
+        hand: dict[int, float] = {}
+        for card in state.hands[seat]:
+            hand[c + card] = hand.get(c + card, 0.0) + 0.125
+        idx += hand.keys()
+        val += hand.values()
+        key_a = (
+            tuple(map(tuple, state.departments)),
+            tuple(state.salvage),
+            len(state.home_office),
+            tuple(state.set_aside),
+        )
+        part = self._deck_cache
+        if part is None or part[0] != key_a:
+            part = self._deck_cache = (key_a, *_arrays(*self._deck_parts(state)))
+        fixed = [part[1:]]
+        key_b = (tuple(state.timetable), tuple(state.held), tuple(state.pending_extras))
+        part = self._table_cache.get(seat)
+        if part is None or part[0] != key_b:
+            part = self._table_cache[seat] = (key_b, *_arrays(*self._schedule_parts(state, rel_of)))
+        fixed.append(part[1:])
+        c = o["yards"]
+        for code, count in enumerate(state.division):
+            if count:
+                put_i(c + code)
+                put_v(count / CARS_SCALE)
+        c += N_CAR_CODES
+        for code, count in enumerate(state.classification):
+            if count:
+                put_i(c + code)
+                put_v(count / CARS_SCALE)
+
+        self._trays(state, rel_of, idx, val)
+        fixed.append(self._stations(state, rel_of, idx, val))
+        self._decision(state, seat, rel_of, speller, idx, val)
+
+        out.fill(0.0)
+        out[idx] = val
+        for where, what in fixed:
+            out[where] = what
+        return out
+
+    def _deck_parts(self, state: GameState) -> tuple[list[int], list[float]]:
+        """The Departments, the Home Office and Salvage Yard, the set-aside cards, the Mainline."""
+        idx: list[int] = []
+        val: list[float] = []
+        put_i, put_v = idx.append, val.append
+        o = self._o
         cards = self.cards_n
         counts: dict[int, float] = {}
-        c = o["hand"]
-        for card in state.hands[seat]:
-            counts[c + card] = counts.get(c + card, 0.0) + 0.125
         c = o["departments"]
         for d, dept in enumerate(state.departments):
             base = c + d * (2 * cards + 1)
@@ -210,7 +261,15 @@ class ObservationEncoderV1:
             put_i(c + line * kinds + self.mainline_kinds[card])
             put_v(1.0)
 
-        # the timetable, held trains, Extras waiting, the yards
+        return idx, val
+
+    def _schedule_parts(self, state: GameState, rel_of: list[int]) -> tuple[list[int], list[float]]:
+        """The timetable, the held trains, the Extras waiting (owners relative to the viewer)."""
+        idx: list[int] = []
+        val: list[float] = []
+        put_i, put_v = idx.append, val.append
+        o = self._o
+        n = self.n
         numbers = self.train_numbers
         c = o["timetable"]
         for slot, card in enumerate(state.timetable):
@@ -226,24 +285,7 @@ class ObservationEncoderV1:
             base = c + self.extra_index[card] * (2 + n)
             idx += (base, base + 1, base + 2 + rel_of[owner])
             val += (1.0, (position + 1) / len(self.extras), 1.0)
-        c = o["yards"]
-        for code, count in enumerate(state.division):
-            if count:
-                put_i(c + code)
-                put_v(count / CARS_SCALE)
-        c += N_CAR_CODES
-        for code, count in enumerate(state.classification):
-            if count:
-                put_i(c + code)
-                put_v(count / CARS_SCALE)
-
-        self._trays(state, rel_of, idx, val)
-        self._stations(state, rel_of, idx, val)
-        self._decision(state, seat, rel_of, speller, idx, val)
-
-        out.fill(0.0)
-        out[idx] = val
-        return out
+        return idx, val
 
     def _trays(self, state: GameState, rel_of: list[int], idx: list[int], val: list[float]) -> None:
         n = self.n
@@ -294,37 +336,30 @@ class ObservationEncoderV1:
                 else:
                     _car(code, slot, idx, val)
 
-    def _stations(self, state: GameState, rel_of: list[int], idx: list[int], val: list[float]) -> None:
+    def _stations(
+        self, state: GameState, rel_of: list[int], idx: list[int], val: list[float]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The stations' dynamic values into ``idx``/``val``; returns the cached card slots."""
         n = self.n
         put_i, put_v = idx.append, val.append
         o = self._o
-        geo = self.geo
         width = self.station_features
-        for office, station in enumerate(state.stations):
-            base = o["stations"] + office * width
-            idx += (
-                base + rel_of[state.seat_of_office[office]],
-                base + n + 1 + self.office_class[station.grid[OFFICE_CELL][0]],
-            )
-            val += (1.0, 1.0)
-            if state.is_control_point(office):
-                put_i(base + n)
-                put_v(1.0)
-            west, east = limits_cols(geo, station)
-            b = base + n + 1 + len(self.offices)
-            idx += (b, b + 1)
-            val += (west / COL_LIMIT, east / COL_LIMIT)
+        for office in range(n):
+            put_i(o["stations"] + office * width + rel_of[state.seat_of_office[office]])
+            put_v(1.0)
 
-        # cards laid (cached: they change only when a card is laid or a Modifier's use changes)
+        # the offices, their Limits and the cards laid (cached: they change only when a card is
+        # laid, an office upgraded or a Modifier used)
         key = tuple(
             (len(st.grid), st.grid[OFFICE_CELL][0], tuple(st.modifiers.values()), tuple(st.modifiers_used))
             for st in state.stations
         )
         cache = self._card_cache
         if cache is None or cache[0] != key:
-            cache = self._card_cache = (key, *self._cards(state))
-        idx += cache[1]
-        val += cache[2]
+            cards_idx, cards_val, short = self._cards(state)
+            cache = self._card_cache = (key, *_arrays(cards_idx, cards_val), short)
+            self._workers.clear()
+        workers_of = self._workers
         overflow = [cache[3], 0, 0]
 
         # cars standing, west to east in each office
@@ -385,7 +420,13 @@ class ObservationEncoderV1:
                             put_v(1.0)
                 t = w + WORK_SLOTS * (types + 2)
                 idx += (t, t + 1)
-                val += (workers(state, station, cell) / 8, capacity_bonus(state, station, cell) / 8)
+                known = workers_of.get((office, cell))
+                if known is None:
+                    known = workers_of[office, cell] = (
+                        workers(state, station, cell) / 8,
+                        capacity_bonus(state, station, cell) / 8,
+                    )
+                val += known
                 if is_locked(station, cell):
                     put_i(t + 2)
                     put_v(1.0)
@@ -397,12 +438,26 @@ class ObservationEncoderV1:
             if count:
                 put_i(c + k)
                 put_v(min(1.0, count / 8))
+        return cache[1], cache[2]
 
     def _cards(self, state: GameState) -> tuple[list[int], list[float], int]:
-        """The card slots: every laid card but the offices and the Limits, by office then cell."""
+        """Each station's office card and Limits, and the card slots: every laid card but the
+        offices and the Limits, by office then cell."""
         n = self.n
         idx: list[int] = []
         val: list[float] = []
+        width = self.station_features
+        for office, station in enumerate(state.stations):
+            base = self._o["stations"] + office * width
+            idx.append(base + n + 1 + self.office_class[station.grid[OFFICE_CELL][0]])
+            val.append(1.0)
+            if state.is_control_point(office):
+                idx.append(base + n)
+                val.append(1.0)
+            west, east = limits_cols(self.geo, station)
+            b = base + n + 1 + len(self.offices)
+            idx += (b, b + 1)
+            val += (west / COL_LIMIT, east / COL_LIMIT)
         start = self._o["cards"]
         width = self.card_features
         classes = self.layable_class
@@ -520,6 +575,10 @@ class ObservationEncoderV1:
         k = path + 3 * PATH_COLS
         idx += (k, k + 1)
         val += (row / ROW_LIMIT, col / COL_LIMIT)
+
+
+def _arrays(idx: list[int], val: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    return np.array(idx, dtype=np.intp), np.array(val, dtype=np.float32)
 
 
 def _car(code: int, slot: int, idx: list[int], val: list[float]) -> None:
