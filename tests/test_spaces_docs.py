@@ -12,6 +12,17 @@ from sm_env.observations import ObservationEncoder
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 CONFIG = GameConfig(offices=3, days=1)
+HISTORY = "\n## Version history\n"
+
+
+def current(name: str) -> str:
+    """The part of a doc that describes v1 (before its version history)."""
+    return (DOCS / name).read_text(encoding="utf-8").split(HISTORY)[0]
+
+
+def v0_part(name: str) -> str:
+    """The part of a doc that keeps v0's layout (its version history)."""
+    return (DOCS / name).read_text(encoding="utf-8").split(HISTORY)[1]
 
 
 def table_rows(text: str) -> dict[str, tuple[int, int]]:
@@ -22,15 +33,15 @@ def table_rows(text: str) -> dict[str, tuple[int, int]]:
 
 def test_actions_doc_lists_every_block_of_the_layout() -> None:
     table = ActionTable(CONFIG, load_catalogue())
-    documented = table_rows((DOCS / "actions.md").read_text(encoding="utf-8"))
+    documented = table_rows(v0_part("actions.md"))
     assert documented == {name: (start, size) for name, start, size, _, _ in table.layout()}
-    assert f"N = {table.size})" in (DOCS / "actions.md").read_text(encoding="utf-8")
+    assert f"N = {table.size})" in v0_part("actions.md")
 
 
 def test_observations_doc_lists_every_section() -> None:
     cat = load_catalogue()
     encoder = ObservationEncoder(CONFIG, cat, ActionTable(CONFIG, cat))
-    text = (DOCS / "observations.md").read_text(encoding="utf-8")
+    text = v0_part("observations.md")
     rows = table_rows(text)
     sections = {name: (s.start, s.stop - s.start) for name, s in encoder.sections.items()}
     assert {k: rows[k] for k in sections} == sections
@@ -69,3 +80,45 @@ def test_cached_card_planes_match_a_fresh_encoding() -> None:
             placed = max(placed, sum(len(st.grid) for st in raw.game.stations))
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         assert placed > 6  # cards were laid, so the planes changed
+
+
+def test_actions_doc_lists_every_v1_block() -> None:
+    """docs/actions.md gives v1's layout at 3 offices, its size and its formula."""
+    from sm_env.actions_v1 import TokenTable
+
+    table = TokenTable(CONFIG, load_catalogue())
+    text = current("actions.md")
+    assert table_rows(text) == {name: (start, size) for name, start, size, _, _ in table.layout()}
+    assert f"N = {table.size})" in text
+    sizes = [TokenTable(GameConfig(offices=k), load_catalogue()).size for k in (1, 3, 6)]
+    assert sizes == [432 + 3 * k for k in (1, 3, 6)]
+    assert "N = 432 + 3 × offices: {} for 1 office, {} for 3, {} for 6".format(*sizes) in " ".join(
+        text.split()
+    )
+    assert "## Version history" in (DOCS / "actions.md").read_text(encoding="utf-8")
+
+
+def test_observations_doc_lists_every_v1_section() -> None:
+    """docs/observations.md gives v1's sections at 3 offices, the sizes for 1..6 offices, the
+    budgets and the widths of a tray and of each kind of slot."""
+    from sm_env.actions_v1 import TokenTable
+    from sm_env.observations_v1 import ObservationEncoderV1
+
+    cat = load_catalogue()
+    encoder = ObservationEncoderV1(CONFIG, cat, TokenTable(CONFIG, cat))
+    text = current("observations.md")
+    flat = " ".join(text.split())
+    sections = {name: (s.start, s.stop - s.start) for name, s in encoder.sections.items()}
+    assert table_rows(text) == sections
+    sizes = []
+    for offices in range(1, 7):
+        config = GameConfig(offices=offices)
+        other = ObservationEncoderV1(config, cat, TokenTable(config, cat))
+        sizes.append(f"{offices}: {other.size}")
+        n = offices
+        assert (other.card_features, other.car_features, other.box_features) == (n + 23, n + 38, n + 37)
+        if offices in (1, 3, 6):
+            assert f"{offices} office{'s' if offices > 1 else ''} {other.budgets}" in flat
+    assert "Sizes (offices: length): " + ", ".join(sizes) in flat
+    assert f"`TRAY_FEATURES` = {encoder.tray_features} at 3 offices" in text
+    assert "`n + 23` values" in text and "`n + 38` values" in text and "`n + 37` values" in text
