@@ -491,7 +491,7 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             "aec_v1.tokens_per_decision",
             "AEC env v1: tokens per decision (random play)",
             steps / decisions,
-            "",
+            "tokens",
         )
     )
     out.append(
