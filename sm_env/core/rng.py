@@ -47,9 +47,12 @@ class Rng:
         """Uniform int in [0, n), without modulo bias (rejection sampling)."""
         if n <= 0:
             raise ValueError(f"below() needs n >= 1, got {n}")
-        limit = (_MASK + 1) - (_MASK + 1) % n
-        while True:
-            x = self.next_u32()
+        limit = 0x100000000 - 0x100000000 % n
+        while True:  # next_u32, inlined: the hot path of every roll and shuffle
+            self.state = z = (self.state + 0x6D2B79F5) & 0xFFFFFFFF
+            z = ((z ^ (z >> 15)) * (z | 1)) & 0xFFFFFFFF
+            z ^= (z + ((z ^ (z >> 7)) * (z | 61))) & 0xFFFFFFFF
+            x = (z ^ (z >> 14)) & 0xFFFFFFFF
             if x < limit:
                 return x % n
 
