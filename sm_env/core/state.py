@@ -44,6 +44,9 @@ class Event(NamedTuple):
     fields: dict[str, Any]
 
 
+_new_event = tuple.__new__  # Event(...) without the Python-level __new__ of a NamedTuple
+
+
 class LedgerEntry(NamedTuple):
     """One change of a seat's Revenue (R2.4.7): a seat's revenue is the sum of its entries.
     ``text`` is the ledger's own line, part of the game record the state hash covers."""
@@ -232,7 +235,7 @@ class GameState:
 
     def log(self, kind: str, seat: int, **fields: Any) -> None:
         """Record an event; its text is rendered only when asked for."""
-        self.events.append(Event(self.day, self.stage, kind, seat, fields))
+        self.events.append(_new_event(Event, (self.day, self.stage, kind, seat, fields)))
 
     # ------------------------------------------------------------------ copies, hashes, views
 
