@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sm_env.core.catalogue import CardKind, Catalogue
-from sm_env.core.intents import Cell
+from sm_env.core.config import MAX_OFFICES
+from sm_env.core.intents import Cell, PlaceCard
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station
 
 if TYPE_CHECKING:
@@ -38,14 +39,18 @@ def end_direction(end: int) -> int:
 class Geometry:
     """Static per-catalogue tables for placement and movement, built once per catalogue."""
 
-    __slots__ = ("ends", "wheel", "capacity", "ad_tracks", "kind")
+    __slots__ = ("ends", "links", "wheel", "capacity", "ad_tracks", "kind", "surveys")
 
     def __init__(self, catalogue: Catalogue) -> None:
         self.ends: list[tuple[int, int]] = []  # (mask as printed, mask rotated 180°)
+        # Per card, as printed and rotated: (row offset, column offset, the neighbour's end
+        # that meets it as a bit) for each of its ends, in end order (placement surveys).
+        self.links: list[tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]] = []
         self.wheel: list[bool] = []
         self.capacity: list[int] = []
         self.ad_tracks: list[int] = []
         self.kind: list[CardKind] = []
+        self.surveys: dict[tuple[object, ...], Survey] = {}  # by grid: see ``survey_of``
         for card in catalogue.cards:
             mask = 0
             if card.track is not None:
@@ -56,6 +61,7 @@ class Geometry:
                 if mask >> end & 1:
                     rotated |= 1 << MATCHING_END[end]
             self.ends.append((mask, rotated))
+            self.links.append((_links(mask), _links(rotated)))
             self.wheel.append(card.track is not None and card.track.wheel)
             track_capacity = card.track.track_capacity if card.track else None
             self.capacity.append(track_capacity if track_capacity is not None else MAX_STANDING_CARS)
@@ -63,14 +69,23 @@ class Geometry:
             self.kind.append(card.kind)
 
 
+def _links(mask: int) -> tuple[tuple[int, int, int], ...]:
+    ends = [end for end in range(6) if mask >> end & 1]
+    return tuple((END_OFFSET[end][0], END_OFFSET[end][1], 1 << MATCHING_END[end]) for end in ends)
+
+
 _GEOMETRY: dict[int, tuple[Catalogue, Geometry]] = {}
+_last: list[tuple[Catalogue, Geometry]] = []  # the catalogue asked for last, and its tables
 
 
 def geometry_for(catalogue: Catalogue) -> Geometry:
+    if _last and _last[0][0] is catalogue:
+        return _last[0][1]
     entry = _GEOMETRY.get(id(catalogue))
     if entry is None or entry[0] is not catalogue:
         entry = (catalogue, Geometry(catalogue))
         _GEOMETRY[id(catalogue)] = entry
+    _last[:] = [entry]
     return entry[1]
 
 
@@ -100,8 +115,25 @@ def is_locked(station: Station, cell: Cell) -> bool:
 
 def limits_cols(geo: Geometry, station: Station) -> tuple[int, int]:
     """Columns of the west and east Limits cards on the Running Track."""
-    cols = [c for (r, c), (card, _) in station.grid.items() if r == 0 and geo.kind[card] is CardKind.LIMITS]
-    return min(cols), max(cols)
+    kind = geo.kind
+    limits = _LIMITS
+    west, east = COL_LIMIT + 1, -COL_LIMIT - 1
+    found = False
+    for (r, c), (card, _) in station.grid.items():
+        if not r and kind[card] is limits:
+            if not found:
+                west = east = c
+                found = True
+            elif c < west:
+                west = c
+            elif c > east:
+                east = c
+    if not found:
+        raise ValueError(f"the station has no Limits card on its Running Track ({sorted(station.grid)})")
+    return west, east
+
+
+_LIMITS = CardKind.LIMITS
 
 
 # ---------------------------------------------------------------- placement (D-grid.6, D-grid.7)
@@ -189,55 +221,147 @@ def placements_by_card(
     geo = geometry_for(state.catalogue)
     office = state.office_of_seat[seat]
     station = state.stations[office]
-    west, east = limits_cols(geo, station)
-    # D-grid.7: a Limits cell inside the window with nothing standing on it.
-    held = {t.cell for t in state.trays if t.office == office}
-    open_limits = [
-        (0, c)
-        for c in (west, east)
-        if -COL_LIMIT < c < COL_LIMIT and not station.cars.get((0, c)) and (0, c) not in held
-    ]
-    # D-grid.6: empty cells between the Limits, with the ends that would meet laid track.
-    need: dict[Cell, int] = {}
-    for (r, c), (laid, rotated) in station.grid.items():
-        mask = geo.ends[laid][rotated]
-        for end in range(6):
-            if mask >> end & 1:
-                dr, dc = END_OFFSET[end]
-                cell = (r + dr, c + dc)
-                if (
-                    cell[0]
-                    and abs(cell[0]) <= ROW_LIMIT
-                    and west < cell[1] < east
-                    and cell not in station.grid
-                ):
-                    need[cell] = need.get(cell, 0) | 1 << MATCHING_END[end]
-    attach = sorted(need.items())
-    both = (1 << W) | (1 << E)
-    out: dict[int, list[tuple[Cell, bool]]] = {}
-    for card in cards:
-        kind = geo.kind[card]
-        options: list[tuple[Cell, bool]] = []
-        if kind is CardKind.TRACK or kind is CardKind.FACILITY:
-            masks = geo.ends[card]
-            if kind is CardKind.TRACK:
-                options += [
-                    (cell, rot) for cell in open_limits for rot in (False, True) if masks[rot] & both == both
-                ]
-            options += [(cell, rot) for cell, need in attach for rot in (False, True) if masks[rot] & need]
-        out[card] = options
-    return out
+    survey = survey_of(geo, station)
+    limits = open_limits(state, office, survey)
+    return {card: limits_options(geo, card, limits) + survey.options(card) for card in cards}
+
+
+def open_limits(state: GameState, office: int, survey: Survey) -> list[Cell]:
+    """D-grid.7: the Limits cells inside the window with nothing standing on them."""
+    return [(0, c) for c in (survey.west, survey.east) if limits_open(state, office, c)]
+
+
+def limits_open(state: GameState, office: int, col: int) -> bool:
+    """D-grid.7: may a card be laid into the Running Track at the Limits in column ``col``?"""
+    if not -COL_LIMIT < col < COL_LIMIT:
+        return False
+    cell = (0, col)
+    if state.stations[office].cars.get(cell):
+        return False
+    for tray in state.trays:  # noqa: SIM110  # a plain loop: quicker than all() on a generator
+        if tray.office == office and tray.cell == cell:
+            return False
+    return True
+
+
+_BOTH = (1 << W) | (1 << E)
+
+
+def limits_options(geo: Geometry, card: int, limits: list[Cell]) -> list[tuple[Cell, bool]]:
+    """D-grid.7: a track card with both a W and an E end goes where an open Limits card is."""
+    if not limits or geo.kind[card] is not CardKind.TRACK:
+        return []
+    plain, turned = geo.ends[card]
+    rotations = [rot for rot, mask in ((False, plain), (True, turned)) if mask & _BOTH == _BOTH]
+    return [(cell, rot) for cell in limits for rot in rotations]
+
+
+class Survey:
+    """What laying cards needs to know of one station grid (D-grid.6): the Limits' columns and
+    the empty cells between them, within the rows, where laid track could be met, with the
+    ends that would meet it. It follows from the grid alone, so a station keeps its last
+    survey (``Station.survey``) while its grid (``key``, its items) is unchanged; the options
+    of each card, and their ``PlaceCard`` intents per seat, are worked out when first asked."""
+
+    __slots__ = ("geo", "key", "west", "east", "attach", "_options", "_intents")
+
+    def __init__(self, geo: Geometry, grid: dict[Cell, tuple[int, bool]], key: tuple[object, ...]) -> None:
+        self.geo = geo
+        self.key = key
+        kind = geo.kind
+        cols = [c for (r, c), (card, _) in grid.items() if not r and kind[card] is CardKind.LIMITS]
+        self.west, self.east = west, east = min(cols), max(cols)
+        need: dict[Cell, int] = {}
+        links = geo.links
+        for (r, c), (laid, rotated) in grid.items():
+            for dr, dc, bit in links[laid][rotated]:
+                row = r + dr
+                if row and -ROW_LIMIT <= row <= ROW_LIMIT:
+                    col = c + dc
+                    if west < col < east:
+                        cell = (row, col)
+                        if cell not in grid:
+                            need[cell] = need.get(cell, 0) | bit
+        self.attach: list[tuple[Cell, int]] = sorted(need.items())
+        self._options: dict[int, list[tuple[Cell, bool]]] = {}
+        self._intents: dict[int, tuple[list[PlaceCard], list[PlaceCard], list[PlaceCard]]] = {}
+
+    def options(self, card: int) -> list[tuple[Cell, bool]]:
+        """(cell, rotated) for a track or facility card off the Running Track (a new list)."""
+        options = self._options.get(card)
+        if options is None:
+            options = []
+            kind = self.geo.kind[card]
+            if kind is CardKind.TRACK or kind is CardKind.FACILITY:
+                plain, turned = self.geo.ends[card]
+                for cell, want in self.attach:
+                    if plain & want:
+                        options.append((cell, False))
+                    if turned & want:
+                        options.append((cell, True))
+            self._options[card] = options
+        return options[:]
+
+    def intents(self, seat: int, card: int) -> tuple[list[PlaceCard], list[PlaceCard], list[PlaceCard]]:
+        """The seat's PlaceCard intents for the card: into the Running Track at the west
+        Limits and at the east Limits (when they are open), then ``options`` (shared lists:
+        read them, don't change them)."""
+        key = card * MAX_OFFICES + seat
+        intents = self._intents.get(key)
+        if intents is None:
+            west = limits_options(self.geo, card, [(0, self.west)])
+            east = limits_options(self.geo, card, [(0, self.east)])
+            intents = self._intents[key] = (
+                [PlaceCard(seat, card, cell, rot) for cell, rot in west],
+                [PlaceCard(seat, card, cell, rot) for cell, rot in east],
+                [PlaceCard(seat, card, cell, rot) for cell, rot in self.options(card)],
+            )
+        return intents
+
+
+_SURVEYS_KEPT = 4096  # grids whose surveys a catalogue's tables keep, before starting afresh
+
+
+def survey_of(geo: Geometry, station: Station) -> Survey:
+    """The station's survey: its last one while its grid is unchanged, else the one of an
+    equal grid seen before (games and their clones share most grids), else a new one."""
+    key = tuple(station.grid.items())
+    kept = station.survey
+    if isinstance(kept, Survey) and kept.geo is geo and kept.key == key:
+        return kept
+    survey = geo.surveys.get(key)
+    if survey is None:
+        if len(geo.surveys) >= _SURVEYS_KEPT:
+            geo.surveys.clear()
+        survey = geo.surveys[key] = Survey(geo, station.grid, key)
+    station.survey = survey
+    return survey
 
 
 def legal_modifier_placements(state: GameState, seat: int, card: int) -> list[tuple[Cell, Cell]]:
+    """Every (cell, facility) where ``modifier_problem`` lets the seat lay this Modifier (the
+    same checks, with the station surveyed once)."""
+    cat = state.catalogue
+    spec = cat.cards[card].modifier
+    if spec is None:
+        return []
     station = state.stations[state.office_of_seat[seat]]
+    grid = station.grid
+    west, east = limits_cols(geometry_for(cat), station)
     out = []
     for facility in sorted(station.boxes):
+        served = grid.get(facility)
+        target = cat.cards[served[0]].facility if served else None
+        if target is None or target.category != spec.applies_to:
+            continue
         for dr in (-1, 0, 1):
+            row = facility[0] + dr
+            if not 0 < abs(row) <= ROW_LIMIT:
+                continue
             for dc in (-1, 0, 1):
-                cell = (facility[0] + dr, facility[1] + dc)
-                if (dr or dc) and modifier_problem(state, seat, card, cell, facility) is None:
-                    out.append((cell, facility))
+                col = facility[1] + dc
+                if west < col < east and (row, col) not in grid:
+                    out.append(((row, col), facility))
     return sorted(out)
 
 

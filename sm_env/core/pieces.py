@@ -41,9 +41,10 @@ class Station:
     """One office's station area (D-grid.1): placed cards by (row, col), row 0 being the
     Running Track; facility boxes by cell; cars standing on cards, west to east; Modifier
     cards by cell, with the facility each serves, and those whose effect a facility has used
-    this Stage (R9.0.3)."""
+    this Stage (R9.0.3). ``survey`` keeps what laying cards needs to know of the grid, derived
+    from it (``sm_env.core.grid.survey_of``): not part of the game."""
 
-    __slots__ = ("grid", "boxes", "cars", "modifiers", "modifiers_used")
+    __slots__ = ("grid", "boxes", "cars", "modifiers", "modifiers_used", "survey")
 
     def __init__(self) -> None:
         self.grid: dict[Cell, tuple[int, bool]] = {}  # cell -> (card type, rotated 180°)
@@ -51,6 +52,7 @@ class Station:
         self.cars: dict[Cell, tuple[int, ...]] = {}  # left-to-right order (RA.3.3)
         self.modifiers: dict[Cell, Cell] = {}  # modifier cell -> facility cell
         self.modifiers_used: set[Cell] = set()  # emptied at the end of every Stage
+        self.survey: object = None  # a grid.Survey, or None
 
     def copy(self) -> Station:
         other = Station.__new__(Station)
@@ -59,6 +61,7 @@ class Station:
         other.cars = self.cars.copy()
         other.modifiers = self.modifiers.copy()
         other.modifiers_used = self.modifiers_used.copy()
+        other.survey = self.survey
         return other
 
 
