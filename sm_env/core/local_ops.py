@@ -10,6 +10,7 @@ from sm_env.core.card_play import CARD_PLAY, HAND_LIMIT
 from sm_env.core.cargo import can_work, capacity_bonus, claim_capacity, facility_spec, room
 from sm_env.core.cars import N_CAR_CODES, car_name, car_type
 from sm_env.core.catalogue import FacilitySpec
+from sm_env.core.config import MAX_OFFICES
 from sm_env.core.decks import refill_department, reshuffle
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import (
@@ -69,20 +70,37 @@ def next_turn(state: GameState) -> Next:
 
 def tray_in_station(state: GameState, seat: int) -> bool:
     office = state.office_of_seat[seat]
-    return any(tray.office == office for tray in state.trays)
+    for tray in state.trays:  # noqa: SIM110  # a plain loop: quicker than any() on a generator
+        if tray.office == office:
+            return True
+    return False
 
 
 def legal_choices(state: GameState) -> list[Intent]:
     """R6.0.1: switch, draw, Freight Agent, or pass (D-play.1)."""
-    seat = state.current_player()
-    out: list[Intent] = [Pass(seat)]
+    seat = (state.fedora + state.turn) % state.n  # a seat-by-seat phase (R5.0.1)
+    out: list[Intent] = [_PASS[seat]]
     if tray_in_station(state, seat):
-        out.append(ChooseSwitch(seat))
+        out.append(_CHOOSE_SWITCH[seat])
     if state.home_office:
-        out.append(DrawHomeOffice(seat))
-    out.extend(DrawDepartment(seat, d) for d in range(DEPARTMENTS) if state.departments[d])
-    out.extend(_freight_agent_intents(state, seat))
+        out.append(_DRAW_HOME_OFFICE[seat])
+    draws = _DRAW_DEPARTMENT[seat]
+    departments = state.departments
+    for d in range(DEPARTMENTS):
+        if departments[d]:
+            out.append(draws[d])
+    if state.stations[state.office_of_seat[seat]].boxes:
+        out += _freight_agent_intents(state, seat)
     return out
+
+
+# The Local Operations choices are values: one shared copy of each (MAX_OFFICES seats).
+_PASS = tuple(Pass(seat) for seat in range(MAX_OFFICES))
+_CHOOSE_SWITCH = tuple(ChooseSwitch(seat) for seat in range(MAX_OFFICES))
+_DRAW_HOME_OFFICE = tuple(DrawHomeOffice(seat) for seat in range(MAX_OFFICES))
+_DRAW_DEPARTMENT = tuple(
+    tuple(DrawDepartment(seat, d) for d in range(DEPARTMENTS)) for seat in range(MAX_OFFICES)
+)
 
 
 def apply_pass(state: GameState, intent: Pass) -> Next:
