@@ -159,3 +159,22 @@ def test_r5_0_1_seat_turn_phases_name_the_seat_from_the_turn() -> None:
         else:
             assert state.current_player() == state.actor
         state.apply(state.legal_intents()[0])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_r5_0_1_kept_and_relisted_legal_intents_equal_a_listing_afresh(seed: int) -> None:
+    """The engine keeps a decision's legal intents, works the next ones out from them when a
+    decision keeps the phase (``PhaseRules.relist``), and the placement survey keeps what it
+    knows of each station grid: every list must equal one listed from scratch."""
+    from sm_env.core.grid import geometry_for
+
+    state = new_state(1 + seed % 6, seed, days=2, **{HOUSE_RULES[seed % len(HOUSE_RULES)]: True})
+    rng = Rng(seed)
+    while not state.is_terminal():
+        legal = state.legal_intents()
+        scratch = state.clone()
+        for station in scratch.stations:
+            station.survey = None
+        geometry_for(scratch.catalogue).surveys.clear()
+        assert legal == engine.PHASES[scratch.phase].legal(scratch)
+        state.apply(legal[rng.below(len(legal))])

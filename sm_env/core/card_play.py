@@ -10,13 +10,17 @@ from typing import TYPE_CHECKING
 from sm_env.core.cargo import capacity_bonus, claim_capacity, room
 from sm_env.core.catalogue import CardKind, Deck
 from sm_env.core.chance import roll_d12
+from sm_env.core.config import MAX_OFFICES
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.grid import (
+    Survey,
+    geometry_for,
     legal_modifier_placements,
+    limits_open,
     modifier_problem,
     place,
     placement_problem,
-    placements_by_card,
+    survey_of,
 )
 from sm_env.core.intents import Discard, EndTurn, Intent, PlaceCard, PlaceModifier, PlayCard
 from sm_env.core.phases import Due, Next, Phase, Step
@@ -29,32 +33,84 @@ if TYPE_CHECKING:
 
 HAND_LIMIT = 3  # R6.2.4
 CARD_PLAY = Due(Phase.CARD_PLAY, EMPTY)
-_LAID_KINDS = frozenset({CardKind.TRACK, CardKind.FACILITY})  # laid with PlaceCard (D-grid.6)
+_TRACK, _FACILITY = CardKind.TRACK, CardKind.FACILITY  # laid with PlaceCard (D-grid.6)
+_TRAIN, _EXTRA_TRAIN = CardKind.TRAIN, CardKind.EXTRA_TRAIN
 
 
 def legal_card_play(state: GameState) -> list[Intent]:
-    seat = state.current_player()
-    cards = state.catalogue.cards
+    seat = (state.fedora + state.turn) % state.n  # a seat-by-seat phase (R5.0.1)
     hand = state.hands[seat]
     distinct = sorted(set(hand))
     out: list[Intent] = []
-    laid = [card for card in distinct if cards[card].kind in _LAID_KINDS]
-    placements = placements_by_card(state, seat, laid) if laid else {}
+    geo = geometry_for(state.catalogue)
+    kinds = geo.kind
+    survey: Survey | None = None
+    west = east = False
     for card in distinct:
-        kind = cards[card].kind
-        if kind in _LAID_KINDS:
-            out.extend(PlaceCard(seat, card, cell, rot) for cell, rot in placements[card])
+        kind = kinds[card]
+        if kind is _TRACK or kind is _FACILITY:
+            if survey is None:
+                office = state.office_of_seat[seat]
+                survey = survey_of(geo, state.stations[office])
+                west = limits_open(state, office, survey.west)
+                east = limits_open(state, office, survey.east)
+            into_west, into_east, off_the_running_track = survey.intents(seat, card)
+            if west:
+                out += into_west
+            if east:
+                out += into_east
+            out += off_the_running_track
         elif kind is CardKind.MODIFIER:
-            out.extend(
+            out += [
                 PlaceModifier(seat, card, cell, facility)
                 for cell, facility in legal_modifier_placements(state, seat, card)
-            )
-        elif play_problem(state, seat, card) is None:
+            ]
+        elif kind is _TRAIN or kind is _EXTRA_TRAIN:
+            key = card * MAX_OFFICES + seat
+            play = _PLAY.get(key)
+            if play is None:
+                play = _PLAY[key] = PlayCard(seat, card)
+            out.append(play)
+        elif kind is CardKind.OFFICE and play_problem(state, seat, card) is None:
             out.append(PlayCard(seat, card))
-    out.extend(Discard(seat, card, d) for card in distinct for d in range(DEPARTMENTS))
+    for card in distinct:
+        key = card * MAX_OFFICES + seat
+        discards = _DISCARDS.get(key)
+        if discards is None:
+            discards = _DISCARDS[key] = tuple(Discard(seat, card, d) for d in range(DEPARTMENTS))
+        out += discards
     if len(hand) <= HAND_LIMIT:
-        out.append(EndTurn(seat))
+        out.append(_END_TURN[seat])
     return out
+
+
+def relist_card_play(state: GameState, before: list[Intent], intent: Intent) -> list[Intent] | None:
+    """The card-play choices after a discard or a played train or Extra, from those before it:
+    the rest of the station and the table are as they were, so only the card's own choices go
+    (when it was the last copy in the hand) and ending the turn may become legal (R6.2.4).
+    Anything else is listed afresh."""
+    if type(intent) is PlayCard:
+        if geometry_for(state.catalogue).kind[intent.card] not in (_TRAIN, _EXTRA_TRAIN):
+            return None
+    elif type(intent) is not Discard:
+        return None
+    card = intent.card
+    seat = intent.seat
+    hand = state.hands[seat]
+    if card in hand:
+        out = before[:]
+    else:
+        out = [listed for listed in before if getattr(listed, "card", EMPTY) != card]
+    end_turn = _END_TURN[seat]
+    if len(hand) <= HAND_LIMIT and (not out or out[-1] is not end_turn):
+        out.append(end_turn)
+    return out
+
+
+# The card-play intents are values: one shared copy of each, made when first listed.
+_PLAY: dict[int, PlayCard] = {}  # card * MAX_OFFICES + seat -> PlayCard
+_DISCARDS: dict[int, tuple[Discard, ...]] = {}  # card * MAX_OFFICES + seat -> onto each Department
+_END_TURN = tuple(EndTurn(seat) for seat in range(MAX_OFFICES))
 
 
 def play_problem(state: GameState, seat: int, card: int) -> tuple[str, str] | None:
