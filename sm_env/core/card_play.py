@@ -52,8 +52,9 @@ def legal_card_play(state: GameState) -> list[Intent]:
             if survey is None:
                 office = state.office_of_seat[seat]
                 survey = survey_of(geo, state.stations[office])
-                west = limits_open(state, office, survey.west)
-                east = limits_open(state, office, survey.east)
+                west_col, east_col = survey.limits()
+                west = limits_open(state, office, west_col)
+                east = limits_open(state, office, east_col)
             into_west, into_east, off_the_running_track = survey.intents(seat, card)
             if west:
                 out += into_west

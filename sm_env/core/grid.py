@@ -228,7 +228,7 @@ def placements_by_card(
 
 def open_limits(state: GameState, office: int, survey: Survey) -> list[Cell]:
     """D-grid.7: the Limits cells inside the window with nothing standing on them."""
-    return [(0, c) for c in (survey.west, survey.east) if limits_open(state, office, c)]
+    return [(0, c) for c in survey.limits() if limits_open(state, office, c)]
 
 
 def limits_open(state: GameState, office: int, col: int) -> bool:
@@ -257,34 +257,54 @@ def limits_options(geo: Geometry, card: int, limits: list[Cell]) -> list[tuple[C
 
 
 class Survey:
-    """What laying cards needs to know of one station grid (D-grid.6): the Limits' columns and
-    the empty cells between them, within the rows, where laid track could be met, with the
-    ends that would meet it. It follows from the grid alone, so a station keeps its last
-    survey (``Station.survey``) while its grid (``key``, its items) is unchanged; the options
-    of each card, and their ``PlaceCard`` intents per seat, are worked out when first asked."""
+    """What laying cards and moving trays need to know of one station grid, worked out when
+    first asked: the Limits' columns; the empty cells between them, within the rows, where
+    laid track could be met, with the ends that would meet it (D-grid.6), each card's options
+    there and their ``PlaceCard`` intents per seat; the cards each card is joined to by track
+    (D-grid.2). It follows from the grid alone (``key``, its items, kept as ``grid``), so a
+    station keeps its last survey (``Station.survey``) while its grid is unchanged."""
 
-    __slots__ = ("geo", "key", "west", "east", "attach", "_options", "_intents")
+    __slots__ = ("geo", "key", "grid", "_limits", "_attach", "_options", "_intents", "_joined")
 
-    def __init__(self, geo: Geometry, grid: dict[Cell, tuple[int, bool]], key: tuple[object, ...]) -> None:
+    def __init__(self, geo: Geometry, key: tuple[tuple[Cell, tuple[int, bool]], ...]) -> None:
         self.geo = geo
         self.key = key
-        kind = geo.kind
-        cols = [c for (r, c), (card, _) in grid.items() if not r and kind[card] is CardKind.LIMITS]
-        self.west, self.east = west, east = min(cols), max(cols)
-        need: dict[Cell, int] = {}
-        links = geo.links
-        for (r, c), (laid, rotated) in grid.items():
-            for dr, dc, bit in links[laid][rotated]:
-                row = r + dr
-                if row and -ROW_LIMIT <= row <= ROW_LIMIT:
-                    col = c + dc
-                    if west < col < east:
-                        cell = (row, col)
-                        if cell not in grid:
-                            need[cell] = need.get(cell, 0) | bit
-        self.attach: list[tuple[Cell, int]] = sorted(need.items())
+        self.grid: dict[Cell, tuple[int, bool]] = dict(key)
+        self._limits: tuple[int, int] | None = None
+        self._attach: list[tuple[Cell, int]] | None = None
         self._options: dict[int, list[tuple[Cell, bool]]] = {}
         self._intents: dict[int, tuple[list[PlaceCard], list[PlaceCard], list[PlaceCard]]] = {}
+        self._joined: dict[Cell, tuple[tuple[tuple[int, Cell], ...], tuple[Cell, ...], tuple[Cell, ...]]] = {}
+
+    def limits(self) -> tuple[int, int]:
+        """Columns of the west and east Limits cards (``limits_cols``)."""
+        limits = self._limits
+        if limits is None:
+            kind = self.geo.kind
+            cols = [c for (r, c), (card, _) in self.grid.items() if not r and kind[card] is CardKind.LIMITS]
+            limits = self._limits = (min(cols), max(cols))
+        return limits
+
+    def attach(self) -> list[tuple[Cell, int]]:
+        """The empty cells off the Running Track, between the Limits, that laid track reaches,
+        in order, each with the ends (as bits) a card there would need one of."""
+        attach = self._attach
+        if attach is None:
+            grid = self.grid
+            west, east = self.limits()
+            need: dict[Cell, int] = {}
+            links = self.geo.links
+            for (r, c), (laid, rotated) in grid.items():
+                for dr, dc, bit in links[laid][rotated]:
+                    row = r + dr
+                    if row and -ROW_LIMIT <= row <= ROW_LIMIT:
+                        col = c + dc
+                        if west < col < east:
+                            cell = (row, col)
+                            if cell not in grid:
+                                need[cell] = need.get(cell, 0) | bit
+            attach = self._attach = sorted(need.items())
+        return attach
 
     def options(self, card: int) -> list[tuple[Cell, bool]]:
         """(cell, rotated) for a track or facility card off the Running Track (a new list)."""
@@ -294,7 +314,7 @@ class Survey:
             kind = self.geo.kind[card]
             if kind is CardKind.TRACK or kind is CardKind.FACILITY:
                 plain, turned = self.geo.ends[card]
-                for cell, want in self.attach:
+                for cell, want in self.attach():
                     if plain & want:
                         options.append((cell, False))
                     if turned & want:
@@ -309,14 +329,42 @@ class Survey:
         key = card * MAX_OFFICES + seat
         intents = self._intents.get(key)
         if intents is None:
-            west = limits_options(self.geo, card, [(0, self.west)])
-            east = limits_options(self.geo, card, [(0, self.east)])
+            west_col, east_col = self.limits()
+            west = limits_options(self.geo, card, [(0, west_col)])
+            east = limits_options(self.geo, card, [(0, east_col)])
             intents = self._intents[key] = (
                 [PlaceCard(seat, card, cell, rot) for cell, rot in west],
                 [PlaceCard(seat, card, cell, rot) for cell, rot in east],
                 [PlaceCard(seat, card, cell, rot) for cell, rot in self.options(card)],
             )
         return intents
+
+    def joined(self, cell: Cell) -> tuple[tuple[tuple[int, Cell], ...], tuple[Cell, ...], tuple[Cell, ...]]:
+        """The cards joined to ``cell`` by track (``neighbour``): (end, cell) for each of its
+        ends in end order; then the cells alone a Move may go on to heading west and heading
+        east (``switching._extend``), in end order."""
+        joined = self._joined.get(cell)
+        if joined is None:
+            grid = self.grid
+            ends = self.geo.ends
+            placed = grid.get(cell)
+            mask = ends[placed[0]][placed[1]] if placed is not None else 0
+            out: list[tuple[int, Cell]] = []
+            for end in range(6):
+                if mask >> end & 1:
+                    dr, dc = END_OFFSET[end]
+                    other = (cell[0] + dr, cell[1] + dc)
+                    there = grid.get(other)
+                    if there is not None and ends[there[0]][there[1]] >> MATCHING_END[end] & 1:
+                        out.append((end, other))
+            # The exits as switching has always tested them: ``mask & side >> end & 1`` reads
+            # as ``mask & (side >> end) & 1``, which also asks for the card's W end. Every
+            # packaged card with more than one end has a W end either way up, so for them
+            # this is simply the ends on that side.
+            west = tuple(other for end, other in out if mask & WEST_SIDE_MASK >> end & 1)
+            east = tuple(other for end, other in out if mask & EAST_SIDE_MASK >> end & 1)
+            joined = self._joined[cell] = (tuple(out), west, east)
+        return joined
 
 
 _SURVEYS_KEPT = 4096  # grids whose surveys a catalogue's tables keep, before starting afresh
@@ -333,7 +381,7 @@ def survey_of(geo: Geometry, station: Station) -> Survey:
     if survey is None:
         if len(geo.surveys) >= _SURVEYS_KEPT:
             geo.surveys.clear()
-        survey = geo.surveys[key] = Survey(geo, station.grid, key)
+        survey = geo.surveys[key] = Survey(geo, key)
     station.survey = survey
     return survey
 

@@ -14,14 +14,12 @@ from typing import TYPE_CHECKING
 from sm_env.core.cars import ENGINE
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.grid import (
-    EAST_SIDE_MASK,
     END_OFFSET,
-    WEST_SIDE_MASK,
-    cell_ends,
     end_direction,
     geometry_for,
     is_locked,
     neighbour,
+    survey_of,
 )
 from sm_env.core.intents import Cell, MoveTray
 from sm_env.core.pieces import OFFICE_CELL, Tray
@@ -60,15 +58,17 @@ def _couple(consist: tuple[int, ...], cars: tuple[int, ...], direction: int) -> 
 
 
 class SwitchingView:
-    """What one Move needs to know about the station, gathered once per listing."""
+    """What one Move needs to know about the station, gathered once per listing; the track
+    itself comes from the station's survey (``grid.survey_of``)."""
 
-    __slots__ = ("geo", "station", "ad_tracks", "occupied", "office_trays")
+    __slots__ = ("geo", "station", "survey", "ad_tracks", "occupied", "office_trays")
 
     def __init__(self, state: GameState, office: int, tray: Tray) -> None:
-        self.geo = geometry_for(state.catalogue)
+        self.geo = geo = geometry_for(state.catalogue)
         self.station = station = state.stations[office]
+        self.survey = survey_of(geo, station)
         office_card = station.grid.get(OFFICE_CELL)
-        self.ad_tracks = self.geo.ad_tracks[office_card[0]] if office_card else 0
+        self.ad_tracks = geo.ad_tracks[office_card[0]] if office_card else 0
         others = [t.cell for t in state.trays if t is not tray and t.office == office and t.cell is not None]
         self.occupied = {c for c in others if c != OFFICE_CELL}
         self.office_trays = sum(1 for c in others if c == OFFICE_CELL)
@@ -118,17 +118,17 @@ def list_moves(state: GameState, seat: int, tray_index: int) -> list[MoveTray]:
     start = tray.cell
     west_group, east_group = start_groups(view, tray)
     out: list[MoveTray] = []
-    ends = cell_ends(view.geo, view.station, start)
-    for end in range(6):
-        if not ends >> end & 1:
-            continue
-        nxt = neighbour(view.geo, view.station, start, end)
-        if nxt is None or view.blocked(nxt) is not None:
+    links = view.survey.joined(start)[0]
+    if not links:
+        return out
+    room_here = view.capacity(start) if view.can_drop(start) else None
+    for end, nxt in links:  # the neighbours joined by track (``neighbour``), in end order
+        if view.blocked(nxt) is not None:
             continue
         direction = end_direction(end)
         behind = west_group if direction > 0 else east_group
         ahead = east_group if direction > 0 else west_group
-        room = view.capacity(start) - len(behind) if view.can_drop(start) else 0
+        room = room_here - len(behind) if room_here is not None else 0
         for k in range(min(_trailing(tray.consist, direction), room) + 1):
             _, consist = _drop_trailing(tray.consist, k, direction)
             consist = _couple(consist, ahead, direction)
@@ -150,34 +150,32 @@ def _extend(
     out: list[MoveTray],
 ) -> None:
     """Enter ``cell``: couple what stands there, then stop here or drop and go on."""
-    standing = view.standing(cell)
+    standing = view.station.cars.get(cell)
     if standing:
         if len(consist) - 1 + len(standing) > MAX_TRAY_CARS:
             return  # RA.4.5: cars it could not pick up
-        consist = _couple(consist, standing, direction)
+        consist = consist + standing if direction > 0 else standing + consist  # _couple
     path = path + (cell,)
-    droppable = view.can_drop(cell)
-    trailing = _trailing(consist, direction) if droppable else 0
+    stop = view.can_stop(cell)
+    droppable = stop and cell != OFFICE_CELL  # can_drop
+    trailing = _trailing(consist, direction)
     capacity = view.capacity(cell) if droppable else 0
-    if view.can_stop(cell):
-        leading = len(consist) - 1 - _trailing(consist, direction)
-        for k in range(min(trailing, capacity) + 1):
+    most = min(trailing, capacity) if droppable else 0  # cars it may leave here
+    if stop:
+        leading = len(consist) - 1 - trailing
+        for k in range(most + 1):
+            dropped = drops + (k,)
             for push in range(min(leading, capacity - k) + 1 if droppable else 1):
-                out.append(MoveTray(seat, tray_index, path, drops + (k,), push))
-    ends = cell_ends(view.geo, view.station, cell)
-    side = EAST_SIDE_MASK if direction > 0 else WEST_SIDE_MASK
-    exits = [
-        n
-        for end in range(6)
-        if ends & side >> end & 1 and (n := neighbour(view.geo, view.station, cell, end)) is not None
-    ]
-    exits = [n for n in exits if view.blocked(n) is None]
+                out.append(MoveTray(seat, tray_index, path, dropped, push))
+    joined = view.survey.joined(cell)
+    exits = [n for n in (joined[2] if direction > 0 else joined[1]) if view.blocked(n) is None]
     if not exits:
         return
-    for k in range(min(trailing, capacity) + 1):
-        _, rest = _drop_trailing(consist, k, direction)
+    for k in range(most + 1):
+        rest = consist[k:] if direction > 0 else consist[: len(consist) - k]  # _drop_trailing
+        dropped = drops + (k,)
         for n in exits:
-            _extend(view, tray_index, seat, direction, n, rest, path, drops + (k,), out)
+            _extend(view, tray_index, seat, direction, n, rest, path, dropped, out)
 
 
 def apply_move(state: GameState, move: MoveTray) -> None:
