@@ -47,6 +47,9 @@ class ForcedRolls:
     def copy(self) -> ForcedRolls:
         return ForcedRolls(self.rolls, self.stream.copy())
 
+    def __reduce__(self) -> tuple[type[ForcedRolls], tuple[list[int], Chance]]:
+        return (ForcedRolls, (self.rolls, self.stream))  # copies and pickles (compiled too)
+
     def d12(self) -> int:
         return self.rolls.pop(0) if self.rolls else self.stream.d12()
 

@@ -9,6 +9,7 @@ east-west direction (D-grid.4) and every step changes the column by exactly one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sm_env.core.catalogue import CardKind, Catalogue
@@ -276,6 +277,10 @@ class Survey:
         self._intents: dict[int, tuple[list[PlaceCard], list[PlaceCard], list[PlaceCard]]] = {}
         self._joined: dict[Cell, tuple[tuple[tuple[int, Cell], ...], tuple[Cell, ...], tuple[Cell, ...]]] = {}
 
+    def __reduce__(self) -> tuple[Callable[[], None], tuple[()]]:
+        """A copied or pickled station starts without a survey: it is made again when asked for."""
+        return (_no_survey, ())
+
     def limits(self) -> tuple[int, int]:
         """Columns of the west and east Limits cards (``limits_cols``)."""
         limits = self._limits
@@ -365,6 +370,10 @@ class Survey:
             east = tuple(other for end, other in out if mask & EAST_SIDE_MASK >> end & 1)
             joined = self._joined[cell] = (tuple(out), west, east)
         return joined
+
+
+def _no_survey() -> None:
+    return None
 
 
 _SURVEYS_KEPT = 4096  # grids whose surveys a catalogue's tables keep, before starting afresh

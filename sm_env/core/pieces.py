@@ -1,6 +1,8 @@
 """The mutable pieces on the table: facility boxes, station areas and Crew Trays.
 
-Each has a hand-written ``copy()`` that copies only what mutates, for cheap state clones.
+Each has a hand-written ``copy()`` that copies only what mutates, for cheap state clones,
+through its constructor (whose arguments default to a new, empty piece), so the classes
+compile as they are (mypyc) as well as run as Python.
 """
 
 from __future__ import annotations
@@ -19,19 +21,20 @@ class Boxes:
 
     __slots__ = ("outbound", "inbound", "work", "unloading")
 
-    def __init__(self) -> None:
-        self.outbound: list[int] = []
-        self.inbound: list[int] = []
-        self.work: list[int] = [EMPTY] * WORK_SLOTS
-        self.unloading: list[bool] = [False] * WORK_SLOTS
+    def __init__(
+        self,
+        outbound: list[int] | None = None,
+        inbound: list[int] | None = None,
+        work: list[int] | None = None,
+        unloading: list[bool] | None = None,
+    ) -> None:
+        self.outbound: list[int] = [] if outbound is None else outbound
+        self.inbound: list[int] = [] if inbound is None else inbound
+        self.work: list[int] = [EMPTY] * WORK_SLOTS if work is None else work
+        self.unloading: list[bool] = [False] * WORK_SLOTS if unloading is None else unloading
 
     def copy(self) -> Boxes:
-        other = Boxes.__new__(Boxes)
-        other.outbound = self.outbound[:]
-        other.inbound = self.inbound[:]
-        other.work = self.work[:]
-        other.unloading = self.unloading[:]
-        return other
+        return Boxes(self.outbound[:], self.inbound[:], self.work[:], self.unloading[:])
 
     def cars(self) -> list[int]:
         return self.outbound + self.inbound + [c for c in self.work if c != EMPTY]
@@ -46,23 +49,31 @@ class Station:
 
     __slots__ = ("grid", "boxes", "cars", "modifiers", "modifiers_used", "survey")
 
-    def __init__(self) -> None:
-        self.grid: dict[Cell, tuple[int, bool]] = {}  # cell -> (card type, rotated 180°)
-        self.boxes: dict[Cell, Boxes] = {}
-        self.cars: dict[Cell, tuple[int, ...]] = {}  # left-to-right order (RA.3.3)
-        self.modifiers: dict[Cell, Cell] = {}  # modifier cell -> facility cell
-        self.modifiers_used: set[Cell] = set()  # emptied at the end of every Stage
-        self.survey: object = None  # a grid.Survey, or None
+    def __init__(
+        self,
+        grid: dict[Cell, tuple[int, bool]] | None = None,
+        boxes: dict[Cell, Boxes] | None = None,
+        cars: dict[Cell, tuple[int, ...]] | None = None,
+        modifiers: dict[Cell, Cell] | None = None,
+        modifiers_used: set[Cell] | None = None,
+        survey: object = None,
+    ) -> None:
+        self.grid: dict[Cell, tuple[int, bool]] = {} if grid is None else grid  # cell -> (card, rotated 180°)
+        self.boxes: dict[Cell, Boxes] = {} if boxes is None else boxes
+        self.cars: dict[Cell, tuple[int, ...]] = {} if cars is None else cars  # left-to-right order (RA.3.3)
+        self.modifiers: dict[Cell, Cell] = {} if modifiers is None else modifiers  # modifier -> facility cell
+        self.modifiers_used: set[Cell] = set() if modifiers_used is None else modifiers_used  # of this Stage
+        self.survey: object = survey  # a grid.Survey, or None
 
     def copy(self) -> Station:
-        other = Station.__new__(Station)
-        other.grid = self.grid.copy()
-        other.boxes = {cell: boxes.copy() for cell, boxes in self.boxes.items()}
-        other.cars = self.cars.copy()
-        other.modifiers = self.modifiers.copy()
-        other.modifiers_used = self.modifiers_used.copy()
-        other.survey = self.survey
-        return other
+        return Station(
+            self.grid.copy(),
+            {cell: boxes.copy() for cell, boxes in self.boxes.items()},
+            self.cars.copy(),
+            self.modifiers.copy(),
+            self.modifiers_used.copy(),
+            self.survey,
+        )
 
 
 class Tray:
@@ -90,23 +101,38 @@ class Tray:
     at_dp: bool
     cleared_by: int
 
-    def __init__(self) -> None:
-        self.free()
+    def __init__(
+        self,
+        office: int = EMPTY,
+        cell: Cell | None = None,
+        consist: tuple[int, ...] = (),
+        facing: int = 1,
+        train: int = EMPTY,
+        split: int = 0,
+        direction: int = 0,
+        line: int = EMPTY,
+        region: int = 0,
+        at_dp: bool = False,
+        cleared_by: int = EMPTY,
+    ) -> None:
+        """A free tray (as ``free`` leaves it), unless told otherwise (``copy``)."""
+        self.office = office
+        self.cell = cell
+        self.consist = consist
+        self.facing = facing
+        self.train = train
+        self.split = split
+        self.direction = direction
+        self.line = line
+        self.region = region
+        self.at_dp = at_dp
+        self.cleared_by = cleared_by
 
     def copy(self) -> Tray:
-        other = Tray.__new__(Tray)
-        other.office = self.office
-        other.cell = self.cell
-        other.consist = self.consist
-        other.facing = self.facing
-        other.train = self.train
-        other.split = self.split
-        other.direction = self.direction
-        other.line = self.line
-        other.region = self.region
-        other.at_dp = self.at_dp
-        other.cleared_by = self.cleared_by
-        return other
+        return Tray(
+            self.office, self.cell, self.consist, self.facing, self.train, self.split,
+            self.direction, self.line, self.region, self.at_dp, self.cleared_by,
+        )  # fmt: skip
 
     def free(self) -> None:
         """Back to the pool (D-run.2, D-collision.2); the caller has taken the cars off."""

@@ -27,15 +27,16 @@ class Chance(Protocol):
 class Rng:
     __slots__ = ("state",)
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: object) -> None:  # any object: anything but a u32 is refused here
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _MASK:
             raise ValueError(f"seed must be an integer in 0..{_MASK}, got {seed!r}")
         self.state = seed
 
     def copy(self) -> "Rng":
-        clone = Rng.__new__(Rng)
-        clone.state = self.state
-        return clone
+        return Rng(self.state)
+
+    def __reduce__(self) -> tuple[type["Rng"], tuple[int]]:
+        return (Rng, (self.state,))  # copies and pickles (the compiled class too)
 
     def next_u32(self) -> int:
         self.state = z = (self.state + 0x6D2B79F5) & _MASK

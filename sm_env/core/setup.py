@@ -25,7 +25,7 @@ def set_up(config: GameConfig, seed: int, catalogue: Catalogue, rules: Rules) ->
     """A new game's state as section 4 sets it, and the first step of play."""
     if not isinstance(config, GameConfig):
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
-    state = GameState.__new__(GameState)
+    state = GameState()
     state.config = config
     state.catalogue = cat = catalogue
     state.rules = rules

@@ -92,7 +92,7 @@ def from_snapshot(
     n = config.offices
 
     # The one place that knows GameState's layout: every slot, read or derived.
-    state = GameState.__new__(GameState)
+    state = GameState()
     state.config = config
     state.catalogue = cat
     state.rules = rules

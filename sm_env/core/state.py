@@ -241,7 +241,7 @@ class GameState:
 
     def clone(self) -> GameState:
         """An independent copy that shares only immutable data. Events start empty."""
-        other = GameState.__new__(GameState)
+        other = GameState()
         other.config = self.config
         other.catalogue = self.catalogue
         other.rules = self.rules
