@@ -78,7 +78,8 @@ def resolve(name: str) -> object:
     for attr in rest:
         obj = getattr(obj, attr)
     top = getattr(module, rest[0])
-    if (inspect.isfunction(top) or inspect.isclass(top)) and top.__module__ != module.__name__:
+    defined = inspect.isfunction(top) or inspect.isbuiltin(top) or inspect.isclass(top)  # builtin: compiled
+    if defined and top.__module__ != module.__name__:
         raise AttributeError(f"{module.__name__}.{rest[0]} is defined in {top.__module__}, name it there")
     return obj
 

@@ -38,6 +38,10 @@ from sm_env.core.rng import Rng
 from sm_env.core.snapshot import DERIVED_SLOTS, SNAPSHOT_KEYS
 from sm_env.core.state import GameState
 
+# GameState's fields: its __slots__, or as a class compiled with mypyc, which keeps none, the
+# attributes it lays out (the same names, in the same order).
+STATE_SLOTS: tuple[str, ...] = vars(GameState).get("__slots__") or vars(GameState)["__mypyc_attrs__"]
+
 # (offices, seed, days, house-rule bit mask, co-op): 1-6 offices, all 16 combinations of the
 # four Appendix B rules, half of the games with the overnight_yard variant too, both modes;
 # RED_FLAG_GAME reaches a RED FLAG decision, the last game a rich Local Operations position.
@@ -178,10 +182,11 @@ def plain(value: object) -> object:
 def test_every_slot_is_set_and_equal_to_the_original(phase: Phase) -> None:
     """A slot GameState gains and from_snapshot does not set fails here; events start empty,
     as in a clone."""
-    assert set(GameState.__slots__) >= DERIVED_SLOTS
+    slots = STATE_SLOTS
+    assert set(slots) >= DERIVED_SLOTS
     original = sampled()[phase][-1]
     rebuilt = rebuild(original)
-    for slot in GameState.__slots__:
+    for slot in slots:
         assert hasattr(rebuilt, slot), f"from_snapshot leaves slot {slot!r} unset"
         if slot == "events":
             assert rebuilt.events == []
