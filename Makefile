@@ -1,5 +1,7 @@
 # Two entry points: `make demo` (install, then a demo game of bots) and `make test`
 # (install with the training and dev tools, then lint, type-check and run the tests).
+# `make compiled` builds the rules core with mypyc in place (the tests then run on it, and
+# tests/test_compiled.py holds it to the pure sources); `make pure` removes it again.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -7,7 +9,7 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint compiled pure clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,5 +33,11 @@ lint: $(DEV_STAMP)
 test: lint
 	$(BIN)/pytest
 
-clean:
+compiled: $(DEV_STAMP)
+	SM_ENV_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps -e .
+
+pure:
+	rm -f sm_env/core/*.so *__mypyc*.so
+
+clean: pure
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
