@@ -3,10 +3,12 @@
 ``apply()`` (validated, and ``validate=False``) and ``view()``, over fixed seeds.
 
     python -m experiments.bench_core --games 20 --offices 4
+    SM_ENV_PURE=1 python -m experiments.bench_core   # the pure-Python core, where it is compiled
 
 Speed is measured here, never in timed tests (brief: "measure with a benchmark script").
 Each figure is the best of ``--repeats`` runs over the same games, so machine noise only
-slows a run down, never speeds it up.
+slows a run down, never speeds it up. The first line says which core ran: pure Python, or
+compiled with mypyc (``SM_ENV_COMPILE=1`` at install, setup.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import time
 
 from agents import seat_seed
+from sm_env.core import COMPILED, compiled_modules
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.rng import Rng
@@ -80,6 +83,9 @@ def main() -> None:
     best = {name: min(run[name] for run in runs) for name in _FIGURES}
     rate = max(run["decisions_per_s"] for run in runs)
     games = f"{args.games} games, {config.offices} offices, {config.days} day(s)"
+    compiled = compiled_modules()
+    build = f"compiled (mypyc), {len(compiled)} of {len(COMPILED)} modules" if compiled else "pure Python"
+    print(f"core: {build}")
     print(f"{games}: {runs[0]['decisions']:.0f} decisions")
     print(f"random play (legal_intents + choice + apply): {rate:,.0f} decisions/s")
     print(f"legal_intents(), listed afresh: {best['legal']:.1f} µs; cached: {best['legal_cached']:.2f} µs")

@@ -377,9 +377,11 @@ class GameState:
         """Card copies ``seat`` can see or infer: every place but the Home Office and the other
         hands (the set-aside cards are the catalogue's leftovers, so they are known too)."""
         return Counter(
-            card
-            for card, area, key in self.card_places()
-            if area != "home_office" and not (area == "hands" and key != seat)
+            [
+                card
+                for card, area, key in self.card_places()
+                if area != "home_office" and not (area == "hands" and key != seat)
+            ]
         )
 
 
