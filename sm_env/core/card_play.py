@@ -46,6 +46,7 @@ def legal_card_play(state: GameState) -> list[Intent]:
     kinds = geo.kind
     survey: Survey | None = None
     west = east = False
+    west_col = east_col = 0
     for card in distinct:
         kind = kinds[card]
         if kind is _TRACK or kind is _FACILITY:
@@ -55,12 +56,13 @@ def legal_card_play(state: GameState) -> list[Intent]:
                 west_col, east_col = survey.limits()
                 west = limits_open(state, office, west_col)
                 east = limits_open(state, office, east_col)
-            into_west, into_east, off_the_running_track = survey.intents(seat, card)
-            if west:
-                out += into_west
-            if east:
-                out += into_east
-            out += off_the_running_track
+            turns = geo.turns[card]
+            if turns:  # into the Running Track at the open Limits (D-grid.7)
+                if west:
+                    out += [PlaceCard(seat, card, (0, west_col), rot) for rot in turns]
+                if east:
+                    out += [PlaceCard(seat, card, (0, east_col), rot) for rot in turns]
+            out += [PlaceCard(seat, card, cell, rot) for cell, rot in survey.options(card)]
         elif kind is CardKind.MODIFIER:
             out += [
                 PlaceModifier(seat, card, cell, facility)

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sm_env.core.catalogue import CardKind, Catalogue
-from sm_env.core.config import MAX_OFFICES
-from sm_env.core.intents import Cell, PlaceCard
+from sm_env.core.intents import Cell
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station
 
 if TYPE_CHECKING:
@@ -40,13 +39,16 @@ def end_direction(end: int) -> int:
 class Geometry:
     """Static per-catalogue tables for placement and movement, built once per catalogue."""
 
-    __slots__ = ("ends", "links", "wheel", "capacity", "ad_tracks", "kind", "surveys")
+    __slots__ = ("ends", "links", "turns", "wheel", "capacity", "ad_tracks", "kind", "surveys")
 
     def __init__(self, catalogue: Catalogue) -> None:
         self.ends: list[tuple[int, int]] = []  # (mask as printed, mask rotated 180°)
         # Per card, as printed and rotated: (row offset, column offset, the neighbour's end
         # that meets it as a bit) for each of its ends, in end order (placement surveys).
         self.links: list[tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]] = []
+        # Per card, the ways up (rotated or not) it may go into the Running Track: a track card
+        # with both a W and an E end (D-grid.7); none for any other card.
+        self.turns: list[tuple[bool, ...]] = []
         self.wheel: list[bool] = []
         self.capacity: list[int] = []
         self.ad_tracks: list[int] = []
@@ -63,6 +65,9 @@ class Geometry:
                     rotated |= 1 << MATCHING_END[end]
             self.ends.append((mask, rotated))
             self.links.append((_links(mask), _links(rotated)))
+            both = (1 << W) | (1 << E)
+            turns = [rot for rot, ends in ((False, mask), (True, rotated)) if ends & both == both]
+            self.turns.append(tuple(turns) if card.kind is CardKind.TRACK else ())
             self.wheel.append(card.track is not None and card.track.wheel)
             track_capacity = card.track.track_capacity if card.track else None
             self.capacity.append(track_capacity if track_capacity is not None else MAX_STANDING_CARS)
@@ -224,7 +229,7 @@ def placements_by_card(
     station = state.stations[office]
     survey = survey_of(geo, station)
     limits = open_limits(state, office, survey)
-    return {card: limits_options(geo, card, limits) + survey.options(card) for card in cards}
+    return {card: limits_options(geo, card, limits) + list(survey.options(card)) for card in cards}
 
 
 def open_limits(state: GameState, office: int, survey: Survey) -> list[Cell]:
@@ -250,22 +255,19 @@ _BOTH = (1 << W) | (1 << E)
 
 def limits_options(geo: Geometry, card: int, limits: list[Cell]) -> list[tuple[Cell, bool]]:
     """D-grid.7: a track card with both a W and an E end goes where an open Limits card is."""
-    if not limits or geo.kind[card] is not CardKind.TRACK:
-        return []
-    plain, turned = geo.ends[card]
-    rotations = [rot for rot, mask in ((False, plain), (True, turned)) if mask & _BOTH == _BOTH]
-    return [(cell, rot) for cell in limits for rot in rotations]
+    turns = geo.turns[card]
+    return [(cell, rot) for cell in limits for rot in turns]
 
 
 class Survey:
     """What laying cards and moving trays need to know of one station grid, worked out when
     first asked: the Limits' columns; the empty cells between them, within the rows, where
-    laid track could be met, with the ends that would meet it (D-grid.6), each card's options
-    there and their ``PlaceCard`` intents per seat; the cards each card is joined to by track
-    (D-grid.2). It follows from the grid alone (``key``, its items, kept as ``grid``), so a
-    station keeps its last survey (``Station.survey``) while its grid is unchanged."""
+    laid track could be met, with the ends that would meet it (D-grid.6), and each card's
+    options there; the cards each card is joined to by track (D-grid.2). It follows from the
+    grid alone (``key``, its items, kept as ``grid``), so a station keeps its last survey
+    (``Station.survey``) while its grid is unchanged, and equal grids share one."""
 
-    __slots__ = ("geo", "key", "grid", "_limits", "_attach", "_options", "_intents", "_joined")
+    __slots__ = ("geo", "key", "grid", "_limits", "_attach", "_options", "_joined")
 
     def __init__(self, geo: Geometry, key: tuple[tuple[Cell, tuple[int, bool]], ...]) -> None:
         self.geo = geo
@@ -273,8 +275,7 @@ class Survey:
         self.grid: dict[Cell, tuple[int, bool]] = dict(key)
         self._limits: tuple[int, int] | None = None
         self._attach: list[tuple[Cell, int]] | None = None
-        self._options: dict[int, list[tuple[Cell, bool]]] = {}
-        self._intents: dict[int, tuple[list[PlaceCard], list[PlaceCard], list[PlaceCard]]] = {}
+        self._options: dict[int, tuple[tuple[Cell, bool], ...]] = {}
         self._joined: dict[Cell, tuple[tuple[tuple[int, Cell], ...], tuple[Cell, ...], tuple[Cell, ...]]] = {}
 
     def __reduce__(self) -> tuple[Callable[[], None], tuple[()]]:
@@ -311,38 +312,21 @@ class Survey:
             attach = self._attach = sorted(need.items())
         return attach
 
-    def options(self, card: int) -> list[tuple[Cell, bool]]:
-        """(cell, rotated) for a track or facility card off the Running Track (a new list)."""
+    def options(self, card: int) -> tuple[tuple[Cell, bool], ...]:
+        """(cell, rotated) for a track or facility card off the Running Track, in order."""
         options = self._options.get(card)
         if options is None:
-            options = []
+            found: list[tuple[Cell, bool]] = []
             kind = self.geo.kind[card]
             if kind is CardKind.TRACK or kind is CardKind.FACILITY:
                 plain, turned = self.geo.ends[card]
                 for cell, want in self.attach():
                     if plain & want:
-                        options.append((cell, False))
+                        found.append((cell, False))
                     if turned & want:
-                        options.append((cell, True))
-            self._options[card] = options
-        return options[:]
-
-    def intents(self, seat: int, card: int) -> tuple[list[PlaceCard], list[PlaceCard], list[PlaceCard]]:
-        """The seat's PlaceCard intents for the card: into the Running Track at the west
-        Limits and at the east Limits (when they are open), then ``options`` (shared lists:
-        read them, don't change them)."""
-        key = card * MAX_OFFICES + seat
-        intents = self._intents.get(key)
-        if intents is None:
-            west_col, east_col = self.limits()
-            west = limits_options(self.geo, card, [(0, west_col)])
-            east = limits_options(self.geo, card, [(0, east_col)])
-            intents = self._intents[key] = (
-                [PlaceCard(seat, card, cell, rot) for cell, rot in west],
-                [PlaceCard(seat, card, cell, rot) for cell, rot in east],
-                [PlaceCard(seat, card, cell, rot) for cell, rot in self.options(card)],
-            )
-        return intents
+                        found.append((cell, True))
+            options = self._options[card] = tuple(found)
+        return options
 
     def joined(self, cell: Cell) -> tuple[tuple[tuple[int, Cell], ...], tuple[Cell, ...], tuple[Cell, ...]]:
         """The cards joined to ``cell`` by track (``neighbour``): (end, cell) for each of its
