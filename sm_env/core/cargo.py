@@ -51,6 +51,8 @@ def serving_modifiers(state: GameState, station: Station, cell: Cell) -> list[tu
     if cell not in station.boxes:  # a Whistle Post: no facility for a Modifier to serve
         return []
     category = facility_spec(state, station, cell).category
+    if not station.modifiers:
+        return []
     mine: list[tuple[Cell, ModifierSpec]] = []
     others: list[tuple[Cell, ModifierSpec]] = []
     for modifier_cell, served in sorted(station.modifiers.items()):
@@ -177,6 +179,8 @@ def _actions(state: GameState, seat: int) -> list[Intent]:
     office = state.office_of_seat[seat]
     station = state.stations[office]
     out: list[Intent] = []
+    if not station.boxes:
+        return out
     for cell in sorted(station.boxes):
         left = workers_left(state, station, cell)
         if left <= 0:

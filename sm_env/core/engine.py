@@ -21,7 +21,7 @@ from sm_env.core.config import GameConfig
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Intent, IntentKind, malformed
 from sm_env.core.phases import Next, Phase, Step
-from sm_env.core.registry import BY_CLASS, INTENTS
+from sm_env.core.registry import INTENTS
 from sm_env.core.snapshot import from_snapshot
 from sm_env.core.state import GameState
 
@@ -93,24 +93,26 @@ class Engine:
         """Validate (unless told not to), carry the intent out, then run to the next decision.
         An intent that is one of the decision's listed intents (the very object) passes the
         checks of ``_check`` by construction."""
-        entry = BY_CLASS.get(type(intent))
+        handler = _HANDLERS.get(type(intent))
         before = state.legal_cache
-        if entry is None or validate and (before is None or not _listed(before, intent)):
-            _check(state, intent, entry is not None)
-        assert entry is not None
+        if handler is None or validate and (before is None or not _listed(before, intent)):
+            _check(state, intent, handler is not None)
+        assert handler is not None
         phase = state.phase
-        next_ = entry.handler(state, intent)
+        next_ = handler(state, intent)
         state.legal_cache = None
         while type(next_) is Step:  # as ``_run``
             next_ = STEPS[next_](state)
         state.phase, state.actor = next_  # type: ignore[misc]  # a Due once no Step is left
         if before is not None and state.phase is phase:
-            relist = PHASES[phase].relist
+            relist = _RELIST.get(phase)
             if relist is not None:
                 state.legal_cache = relist(state, before, intent)
 
 
 ENGINE = Engine()
+_HANDLERS: dict[type, Callable[[GameState, Any], Next]] = {entry.cls: entry.handler for entry in INTENTS}
+_RELIST = {phase: rules.relist for phase, rules in PHASES.items() if rules.relist is not None}
 
 
 def _listed(legal: list[Intent], intent: Intent) -> bool:

@@ -360,7 +360,7 @@ def _no_survey() -> None:
     return None
 
 
-_SURVEYS_KEPT = 4096  # grids whose surveys a catalogue's tables keep, before starting afresh
+_SURVEYS_KEPT = 1024  # grids whose surveys a catalogue's tables keep, before starting afresh
 
 
 def survey_of(geo: Geometry, station: Station) -> Survey:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sm_env.core.cargo import clear_flips
-from sm_env.core.cars import CABOOSE, ENGINE, car_name, car_type
+from sm_env.core.cars import CABOOSE, ENGINE, FLIPPED, car_name
 from sm_env.core.collisions import collide, remove_train
 from sm_env.core.grid import geometry_for, limits_cols
 from sm_env.core.intents import Cell, Clearance, Intent
@@ -30,7 +30,7 @@ def makeup_problem(state: GameState, tray: Tray) -> str | None:
     cars = cars_of(tray)
     if len(cars) > spec.max_cars:
         return f"it has {len(cars)} cars; its card allows {spec.max_cars}"
-    cabooses = [i for i, code in enumerate(consist) if code != ENGINE and car_type(code) == CABOOSE]
+    cabooses = [i for i, code in enumerate(consist) if code != ENGINE and (code & _UNFLIP) >> 1 == CABOOSE]
     if cabooses:
         if spec.caboose == "forbidden":
             return "its card forbids a caboose"
@@ -40,13 +40,16 @@ def makeup_problem(state: GameState, tray: Tray) -> str | None:
     allowed = dict(spec.allowed)
     counts: dict[int, int] = {}
     for code in cars:
-        kind = car_type(code)
+        kind = (code & _UNFLIP) >> 1  # car_type
         if kind == CABOOSE:
             continue
         counts[kind] = counts.get(kind, 0) + 1
         if counts[kind] > allowed.get(kind, 0):
             return f"its card allows {allowed.get(kind, 0)} {car_name(code).split()[-1]}(s)"
     return None
+
+
+_UNFLIP = ~FLIPPED
 
 
 def start_line(state: GameState, tray: Tray) -> int:
@@ -63,16 +66,13 @@ def next_subdivision(state: GameState, tray: Tray) -> list[int]:
     d, n = tray.direction, state.n
     line = start_line(state, tray)
     out: list[int] = []
+    trays = state.trays
     while True:
-        out.extend(i for i, t in enumerate(state.trays) if t.line == line)
+        out += [i for i, t in enumerate(trays) if t.line == line]
         office = line if d > 0 else line - 1
         if not 0 <= office < n or state.is_control_point(office):
             return out
-        out.extend(
-            i
-            for i, t in enumerate(state.trays)
-            if t.office == office and t.cell is not None and t.cell[0] == 0
-        )
+        out += [i for i, t in enumerate(trays) if t.office == office and t.cell is not None and not t.cell[0]]
         line += d
 
 
