@@ -384,9 +384,9 @@ def legal_modifier_placements(state: GameState, seat: int, card: int) -> list[tu
     same checks, with the station surveyed once)."""
     cat = state.catalogue
     spec = cat.cards[card].modifier
-    if spec is None:
-        return []
     station = state.stations[state.office_of_seat[seat]]
+    if spec is None or not station.boxes:
+        return []
     grid = station.grid
     west, east = limits_cols(geometry_for(cat), station)
     out = []
