@@ -391,3 +391,39 @@ def test_D_grid_10_station_intents_round_trip_through_json() -> None:
         intent_from_json(
             {"kind": "move_tray", "seat": 0, "tray": 0, "path": [[0, 1]], "drops": [0], "push": 0}, cat
         )
+
+
+def test_d_grid_2_the_survey_joins_cards_as_neighbour_does() -> None:
+    """The track a Move follows comes from the station's survey (``grid.Survey.joined``),
+    worked out once per grid: for every card of every station of a few games, each way out
+    and each way on must be what ``grid.neighbour`` and the ends of the card give, with the
+    test of a way on as switching has always made it (``ends & side >> end & 1``)."""
+    from sm_env.core.grid import (
+        EAST_SIDE_MASK,
+        WEST_SIDE_MASK,
+        cell_ends,
+        geometry_for,
+        neighbour,
+        survey_of,
+    )
+    from sm_env.core.rng import Rng
+
+    checked = 0
+    for seed in range(6):
+        state = new_state(3, seed, days=2)
+        rng = Rng(seed)
+        geo = geometry_for(state.catalogue)
+        while not state.is_terminal():
+            for station in state.stations:
+                survey = survey_of(geo, station)
+                for cell in station.grid:
+                    ends = cell_ends(geo, station, cell)
+                    links = [(end, n) for end in range(6) if (n := neighbour(geo, station, cell, end))]
+                    west = [n for end, n in links if ends & WEST_SIDE_MASK >> end & 1]
+                    east = [n for end, n in links if ends & EAST_SIDE_MASK >> end & 1]
+                    assert survey.joined(cell) == (tuple(links), tuple(west), tuple(east))
+                    checked += 1
+            legal = state.legal_intents()
+            placing = [intent for intent in legal if isinstance(intent, MoveTray)] or legal
+            state.apply(placing[rng.below(len(placing))])
+    assert checked > 1000
