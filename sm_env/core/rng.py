@@ -28,6 +28,9 @@ class Rng:
     __slots__ = ("state",)
 
     def __init__(self, seed: object) -> None:  # any object: anything but a u32 is refused here
+        if type(seed) is int and 0 <= seed <= _MASK:  # the common case, checked first
+            self.state = seed
+            return
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _MASK:
             raise ValueError(f"seed must be an integer in 0..{_MASK}, got {seed!r}")
         self.state = seed
