@@ -21,6 +21,7 @@ runs every figure at a tiny size (the test suite checks that it reports them all
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 import tracemalloc
@@ -436,23 +437,44 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             "KiB",
         )
     )
-    from pettingzoo.classic import connect_four_v3
-
-    steps, playing, with_reset = aec_play(connect_four_v3.env(), size.peer_games)
-    c4 = steps / playing
-    out.append(Figure("connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", c4, "/s"))
-    out.append(
-        Figure(
-            "connect_four.steps_per_s_with_reset",
-            "connect_four_v3: steps/s, reset included",
-            steps / with_reset,
-            "/s",
+    c4: float | None = None
+    c4_note = ""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError:  # it needs pygame
+        c4_note = "not installed: pip install 'station-master[bench]'"
+        out.append(
+            Figure(
+                "connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", None, "/s", c4_note
+            )
         )
-    )
+        out.append(
+            Figure(
+                "connect_four.steps_per_s_with_reset",
+                "connect_four_v3: steps/s, reset included",
+                None,
+                "/s",
+                c4_note,
+            )
+        )
+    else:
+        steps, playing, with_reset = aec_play(connect_four_v3.env(), size.peer_games)
+        c4 = steps / playing
+        out.append(Figure("connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", c4, "/s"))
+        out.append(
+            Figure(
+                "connect_four.steps_per_s_with_reset",
+                "connect_four_v3: steps/s, reset included",
+                steps / with_reset,
+                "/s",
+            )
+        )
     steps, playing, with_reset = aec_play(trivial_aec(raw.encoder.size, raw.table.size), size.env_games)
     trivial = steps / playing
     out.append(Figure("trivial_aec.steps_per_s", "trivial AEC env, same spaces: steps/s", trivial, "/s"))
-    out.append(Figure("ratio.aec_vs_connect_four", "AEC env / connect_four_v3", ours / c4, "x"))
+    out.append(
+        Figure("ratio.aec_vs_connect_four", "AEC env / connect_four_v3", c4 and ours / c4, "x", c4_note)
+    )
     out.append(Figure("ratio.aec_vs_trivial", "AEC env / trivial AEC env", ours / trivial, "x"))
     out.append(Figure("spaces.observation", "observation size (floats)", raw.encoder.size, ""))
     out.append(Figure("spaces.actions", "actions", raw.table.size, ""))
@@ -506,7 +528,13 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
     trivial_v1 = steps / playing
     out.append(Figure("trivial_aec_v1.steps_per_s", "trivial AEC env, v1 spaces: steps/s", trivial_v1, "/s"))
     out.append(
-        Figure("ratio.aec_v1_vs_connect_four", "AEC env v1 (steps) / connect_four_v3", ours_v1 / c4, "x")
+        Figure(
+            "ratio.aec_v1_vs_connect_four",
+            "AEC env v1 (steps) / connect_four_v3",
+            c4 and ours_v1 / c4,
+            "x",
+            c4_note,
+        )
     )
     out.append(
         Figure(
@@ -537,6 +565,10 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
     )
 
     say("MaskablePPO")
+    if importlib.util.find_spec("sb3_contrib") is None:
+        note = "not installed: pip install torch==2.13.0, then 'station-master[rl]'"
+        out.append(Figure("ppo", "MaskablePPO", None, "", note))
+        return out + growth(size, say)
     cores = os.cpu_count() or 1
     observation_size, actions = raw.encoder.size, raw.table.size
 
@@ -594,6 +626,12 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             )
         )
 
+    return out + growth(size, say)
+
+
+def growth(size: Size, say: Callable[[str], None]) -> list[Figure]:
+    """How the cost of a game grows with offices (1-6) and with days (1-5)."""
+    out: list[Figure] = []
     say("growth")
     for offices in GROWTH_OFFICES:
         decisions, seconds = core_play(GameConfig(offices=offices), size.core_games)
