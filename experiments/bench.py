@@ -710,6 +710,7 @@ def document(figures: list[Figure], quick: bool) -> dict[str, Any]:
 
 def table(figures: list[Figure]) -> Any:
     """The run as a rich table, a row per figure."""
+    from rich.markup import escape
     from rich.table import Table
 
     out = Table(title="station-master bench")
@@ -725,5 +726,5 @@ def table(figures: list[Figure]) -> Any:
             value = f"{f.value:,.0f}{f.unit}"
         else:
             value = f"{f.value:,.2f} {f.unit}"
-        out.add_row(f.label, value, f.note)
+        out.add_row(escape(f.label), value, escape(f.note))  # notes hold "[bench]"
     return out
