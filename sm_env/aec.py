@@ -46,9 +46,14 @@ def env(illegal_action: str = "terminate", illegal_reward: float = -1.0, **confi
     which the classic games use); the game itself is left as it was. ``"raise"`` raises
     ``IllegalActionError`` instead and changes nothing, to catch a bot's mistakes early. An
     action outside the space fails PettingZoo's ``AssertOutOfBoundsWrapper``."""
+    return wrap(raw_env(**config), illegal_action, illegal_reward)
+
+
+def wrap(raw: AECEnv, illegal_action: str, illegal_reward: float) -> AECEnv:
+    """A raw environment (of any version) behind the wrappers ``env`` documents."""
     if illegal_action not in ("terminate", "raise"):
         raise ConfigError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
-    wrapped: AECEnv = raw_env(**config)
+    wrapped = raw
     if illegal_action == "terminate":
         wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
@@ -222,12 +227,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         """Apply a core intent for the agent to act (bots that decide on their seat view);
         the same bookkeeping as ``step``. An illegal intent raises ``IllegalIntent``."""
         agent = self.agent_selection
-        if self._builder is not None and self._builder.started:
-            raise IllegalActionError(f"{agent} is in the middle of spelling a Move")
+        spelling = self._spelling()
+        if spelling is not None:
+            raise IllegalActionError(f"{agent} is in the middle of spelling {spelling}")
         if intent.seat != self._seat_of[agent]:
             raise IllegalIntent("R5.0.1", f"{agent} is seat {self._seat_of[agent]}, not seat {intent.seat}")
         self._apply(intent)
         self._after_step(agent)
+
+    def _spelling(self) -> str | None:
+        """What the agent to act has begun to spell in tokens, or None."""
+        return "a Move" if self._builder is not None and self._builder.started else None
 
     def _apply(self, intent: Intent) -> None:
         self._game().apply(intent)

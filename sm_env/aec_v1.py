@@ -24,12 +24,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from sm_env.actions import IllegalActionError
 from sm_env.actions_v1 import Speller, token_table
-from sm_env.aec import raw_env
-from sm_env.core.errors import ConfigError, IllegalIntent
+from sm_env.aec import raw_env, wrap
 from sm_env.core.intents import Intent
 from sm_env.core.text import describe
 from sm_env.observations_v1 import ObservationEncoderV1
@@ -41,13 +39,7 @@ def env_v1(illegal_action: str = "terminate", illegal_reward: float = -1.0, **co
     """The wrapped v1 environment, as ``sm_env.env`` wraps v0: a masked token ends the game by
     default (``"terminate"``, the offender rewarded ``illegal_reward``); ``"raise"`` raises
     ``IllegalActionError`` and changes nothing."""
-    if illegal_action not in ("terminate", "raise"):
-        raise ConfigError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
-    wrapped: AECEnv = raw_env_v1(**config)
-    if illegal_action == "terminate":
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return wrap(raw_env_v1(**config), illegal_action, illegal_reward)
 
 
 class raw_env_v1(raw_env):  # noqa: N801 - PettingZoo's naming
@@ -131,26 +123,17 @@ class raw_env_v1(raw_env):  # noqa: N801 - PettingZoo's naming
             self.decision_done = False
             self._set_mask(speller.options())
         else:
-            self.decision_done = True
             self._apply(intent)
         self._after_step(agent)
 
-    def step_intent(self, intent: Intent) -> None:
-        """Apply a core intent for the agent to act (bots deciding on their seat view), with
-        the same bookkeeping as ``step``. An illegal intent raises ``IllegalIntent``."""
-        agent = self.agent_selection
-        if self._speller is not None and self._speller.started:
-            raise IllegalActionError(f"{agent} is in the middle of spelling a decision")
-        if intent.seat != self._seat_of[agent]:
-            raise IllegalIntent("R5.0.1", f"{agent} is seat {self._seat_of[agent]}, not seat {intent.seat}")
-        self._apply(intent)
-        self.decision_done = True
-        self._after_step(agent)
+    def _spelling(self) -> str | None:
+        return "a decision" if self._speller is not None and self._speller.started else None
 
     def _apply(self, intent: Intent) -> None:
         self._game().apply(intent)
         self._speller = None
         self._position += 1
+        self.decision_done = True
 
     # ------------------------------------------------------------------ observations
 
