@@ -570,63 +570,58 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
         out.append(Figure("ppo", "MaskablePPO", None, "", note))
         return out + growth(size, say)
     cores = os.cpu_count() or 1
+    v0 = ppo_figures("ppo", "MaskablePPO", "frames/s", "", make_station_master, raw, cores, size)
+    v1 = ppo_figures(
+        "ppo_v1",
+        "MaskablePPO v1",
+        "frames (tokens)/s",
+        ", v1 spaces",
+        make_station_master_v1,
+        raw_v1,
+        cores,
+        size,
+    )
+    v0_decisions, v1_decisions = v0[1].value, v1[1].value
+    assert v0_decisions is not None and v1_decisions is not None
+    ratio = Figure(
+        "ratio.ppo_v1_vs_v0",
+        "MaskablePPO, 1 core: v1 / v0 game decisions/s",
+        v1_decisions / v0_decisions,
+        "x",
+    )
+    out += v0 + v1[:2] + [ratio] + v1[2:]
+    return out + growth(size, say)
+
+
+def ppo_figures(
+    key: str,
+    name: str,
+    frames_unit: str,
+    spaces_note: str,
+    make: Callable[[], gymnasium.Env[Any, Any]],
+    raw: Any,
+    cores: int,
+    size: Size,
+) -> list[Figure]:
+    """MaskablePPO on one env version, on 1 core and on all cores, each beside the trivial env
+    with that version's spaces: frames/s, game decisions/s, and the trivial env's frames/s."""
     observation_size, actions = raw.encoder.size, raw.table.size
+    trivial_key = "ppo_trivial" + key[len("ppo") :]
 
     def make_trivial() -> gymnasium.Env[Any, Any]:
         return TrivialGym(observation_size, actions)
 
+    out = []
     for envs, where in ((1, "1 core"), (cores, f"{cores} cores, SubprocVecEnv")):
-        frames, decided = ppo_rate(make_station_master, envs, size)
-        out.append(Figure(f"ppo.{envs}.frames_per_s", f"MaskablePPO, {where}: frames/s", frames, "/s"))
+        frames, decided = ppo_rate(make, envs, size)
+        out.append(Figure(f"{key}.{envs}.frames_per_s", f"{name}, {where}: {frames_unit}", frames, "/s"))
         out.append(
-            Figure(f"ppo.{envs}.decisions_per_s", f"MaskablePPO, {where}: game decisions/s", decided, "/s")
+            Figure(f"{key}.{envs}.decisions_per_s", f"{name}, {where}: game decisions/s", decided, "/s")
         )
         frames, _ = ppo_rate(make_trivial, envs, size)
-        out.append(
-            Figure(
-                f"ppo_trivial.{envs}.frames_per_s",
-                f"MaskablePPO on the trivial env, {where}: frames/s",
-                frames,
-                "/s",
-            )
-        )
-    observation_v1, actions_v1 = raw_v1.encoder.size, raw_v1.table.size
-
-    def make_trivial_v1() -> gymnasium.Env[Any, Any]:
-        return TrivialGym(observation_v1, actions_v1)
-
-    v0_decisions = next(f.value for f in out if f.key == "ppo.1.decisions_per_s")
-    for envs, where in ((1, "1 core"), (cores, f"{cores} cores, SubprocVecEnv")):
-        frames, decided = ppo_rate(make_station_master_v1, envs, size)
-        out.append(
-            Figure(f"ppo_v1.{envs}.frames_per_s", f"MaskablePPO v1, {where}: frames (tokens)/s", frames, "/s")
-        )
-        out.append(
-            Figure(
-                f"ppo_v1.{envs}.decisions_per_s", f"MaskablePPO v1, {where}: game decisions/s", decided, "/s"
-            )
-        )
-        if envs == 1:
-            assert v0_decisions is not None
-            out.append(
-                Figure(
-                    "ratio.ppo_v1_vs_v0",
-                    "MaskablePPO, 1 core: v1 / v0 game decisions/s",
-                    decided / v0_decisions,
-                    "x",
-                )
-            )
-        frames, _ = ppo_rate(make_trivial_v1, envs, size)
-        out.append(
-            Figure(
-                f"ppo_trivial_v1.{envs}.frames_per_s",
-                f"MaskablePPO on the trivial env, v1 spaces, {where}: frames/s",
-                frames,
-                "/s",
-            )
-        )
-
-    return out + growth(size, say)
+        label = f"MaskablePPO on the trivial env{spaces_note}, {where}: frames/s"
+        out.append(Figure(f"{trivial_key}.{envs}.frames_per_s", label, frames, "/s"))
+    return out
 
 
 def growth(size: Size, say: Callable[[str], None]) -> list[Figure]:
