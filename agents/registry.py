@@ -18,6 +18,7 @@ from agents.common import HeuristicBot
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
+from agents.policy import PolicyBot
 from agents.random_agent import RandomAgent
 
 ParamValue = bool | int | float | str
@@ -77,6 +78,15 @@ def _heuristic(cls: type[HeuristicBot], summary: str) -> BotSpec:
 _heuristic(PassengerBot, "upgrades its office, stocks coaches, boards and detrains, plays coach trains")
 _heuristic(FreightBot, "lays spurs and industries, spots cars with planned Moves, loads and unloads")
 _heuristic(DispatcherBot, "a passenger game that clears only safe trains and keeps its track clear")
+register(
+    BotSpec(
+        PolicyBot.name,
+        PolicyBot.version,
+        "a MaskablePPO policy trained on StationMaster-v1 (default: the one shipped, 3 offices)",
+        PolicyBot,
+        {"path": "", "deterministic": True},
+    )
+)
 
 
 def parse_bot(text: str) -> tuple[BotSpec, dict[str, ParamValue]]:

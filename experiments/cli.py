@@ -8,6 +8,7 @@ station-master play --seats human,passenger,freight   # a seat at the table: you
 station-master replay station-master-game.json        # step through a saved game
 station-master tournament --bots random,random --offices 3 --days 2 --games 20 --seed 1
 station-master balance --offices 1,3,6 --days 5 --games 30 --seed 1
+station-master train --out runs/first --timesteps 200000 --warm-start passenger
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from experiments.ledger import LEDGER_KINDS, tally
 from experiments.table.app import TableApp
 from experiments.table.session import HUMAN, SeatError, Session, check_save_target
 from experiments.table.viewer import Positions, run_viewer
+from experiments.train import TrainError, TrainSettings, train
 from sm_env.core.config import GameConfig, HouseRules, Mode
 from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, ReplayError, SnapshotError
@@ -64,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _balance(args)
         if args.command == "bench":
             return _bench(args)
+        if args.command == "train":
+            return _train(args)
         return _replay(args)
     except (
         ConfigError,
@@ -74,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         PlayError,
         tour.TournamentError,
         bal.BalanceError,
+        TrainError,
         OSError,
     ) as err:
         print(f"station-master: error: {err}", file=sys.stderr)
@@ -208,7 +213,98 @@ def _parser() -> argparse.ArgumentParser:
     )
     speed.add_argument("--quick", action="store_true", help="every figure at a tiny size (a smoke test)")
     speed.add_argument("--json", action="store_true", help="print only a JSON document")
+
+    learn = sub.add_parser(
+        "train", help="train a MaskablePPO policy on StationMaster-v1 against bots and its past selves"
+    )
+    learn.add_argument(
+        "--out", required=True, metavar="DIR", help="the run's directory (new, or with --resume)"
+    )
+    learn.add_argument("--resume", action="store_true", help="go on from the last checkpoint in --out")
+    learn.add_argument("--quiet", action="store_true", help="no progress bar")
+    for name, (default, text) in TRAIN_OPTIONS.items():
+        kind = type(default)
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, tuple):
+            learn.add_argument(
+                flag,
+                default=None,
+                metavar="A,B,...",
+                help=f"{text} (default {','.join(map(str, default)) or 'none'})",
+            )
+        else:
+            learn.add_argument(
+                flag,
+                type=kind,
+                default=None,
+                metavar=kind.__name__.upper(),
+                help=f"{text} (default {default!r})",
+            )
     return parser
+
+
+# Every TrainSettings field is an option of `train`: its default and what it sets.
+TRAIN_OPTIONS = {
+    name: (getattr(TrainSettings(), name), text)
+    for name, text in {
+        "offices": "offices (seats), 1..6",
+        "days": "days a game",
+        "timesteps": "tokens to train on, rounded up to whole segments",
+        "seed": "the run's seed: envs, network and evaluation follow from it",
+        "envs": "environments, one worker process each (SubprocVecEnv)",
+        "opponents": "bot specs the opponent seats are drawn from",
+        "segment": "timesteps between evaluations, checkpoints and snapshots (a multiple of n_steps x envs)",
+        "eval_bots": "bots the policy is evaluated against after each segment",
+        "eval_deals": "fixed deals per evaluation bot, each played with the policy at every seat",
+        "snapshot_prob": "chance an opponent seat takes a snapshot from the pool",
+        "pool_size": "snapshots the pool keeps",
+        "warm_start": "a bot to clone before PPO starts (empty: none)",
+        "warm_episodes": "episodes of the warm-start bot to clone",
+        "warm_epochs": "epochs of the cloning fit",
+        "shaping": "a potential for reward shaping (docs/signals.md; empty: none)",
+        "shaping_gamma": "the shaping's discount",
+        "shaping_scale": "the shaping's scale",
+        "scenario": "a starting scenario for the learner's seat (docs/signals.md; empty: none)",
+        "scenario_prob": "the share of episodes that start from the scenario",
+        "n_steps": "PPO steps per env per rollout",
+        "batch_size": "PPO minibatch size",
+        "n_epochs": "PPO epochs per rollout",
+        "learning_rate": "Adam step size",
+        "gamma": "discount",
+        "gae_lambda": "GAE lambda",
+        "clip_range": "PPO clip range",
+        "ent_coef": "entropy bonus",
+        "net": "hidden layer sizes of the policy and value networks",
+    }.items()
+}
+
+
+def _train(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if args.resume:
+        if not (out / "meta.json").exists():
+            raise TrainError(f"{out} holds no run to resume (no meta.json)")
+        recorded = json.loads((out / "meta.json").read_text())["settings"]
+        given = [name for name in TRAIN_OPTIONS if getattr(args, name) is not None]
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise TrainError(f"--resume takes the run's recorded settings; drop {flags}")
+        settings = TrainSettings.from_json(recorded)
+    else:
+        values: dict[str, object] = {}
+        for name, (default, _) in TRAIN_OPTIONS.items():
+            value = getattr(args, name)
+            if value is None:
+                continue
+            if isinstance(default, tuple):
+                items = [item.strip() for item in value.split(",") if item.strip()]
+                value = tuple(int(i) for i in items) if name == "net" else tuple(split_bot_list(value))
+            values[name] = value
+        settings = TrainSettings(**values)  # type: ignore[arg-type]
+    run = train(settings, out, resume=args.resume, progress=not args.quiet)
+    print(f"trained {run.root}: best.npz, final.npz, progress.csv, curve.png")
+    print(f"play it: --bots policy:path={run.best}")
+    return 0
 
 
 def _positive(text: str) -> int:

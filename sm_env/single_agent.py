@@ -68,22 +68,12 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
             )
         # The board comes as text from the AEC env; "human" prints it here, once a step.
         self.aec = self.aec_class(render_mode=None if render_mode is None else "ansi", **config)
-        if learner not in self.aec.possible_agents:
-            raise ConfigError(f"learner must be one of {self.aec.possible_agents}, got {learner!r}")
-        self.learner = learner
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self._ended_by_illegal_action = False
         self._carried = 0.0
-        others = [a for a in self.aec.possible_agents if a != learner]
-        if isinstance(opponents, Mapping):
-            missing = sorted(set(others) - set(opponents))
-            if missing:
-                raise ConfigError(f"no opponent given for {', '.join(missing)}")
-            self.opponents = {a: opponents[a] for a in others}
-        else:
-            self.opponents = dict.fromkeys(others, opponents)
+        self.set_seats(learner, opponents)
         inner = self.aec.observation_space(learner)
         assert isinstance(inner, spaces.Dict)
         self.observation_space = inner["observation"]
@@ -164,6 +154,23 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self.aec.action_to_str(self.learner, action)
 
     # ------------------------------------------------------------------ the other seats
+
+    def set_seats(self, learner: str, opponents: Opponent | Mapping[str, Opponent] = None) -> None:
+        """Seat the learner and its opponents (as for the constructor) from the next ``reset()``
+        on: a training run can move the learner around the table and change its opponents
+        between episodes."""
+        if learner not in self.aec.possible_agents:
+            raise ConfigError(f"learner must be one of {self.aec.possible_agents}, got {learner!r}")
+        others = [a for a in self.aec.possible_agents if a != learner]
+        if isinstance(opponents, Mapping):
+            missing = sorted(set(others) - set(opponents))
+            if missing:
+                raise ConfigError(f"no opponent given for {', '.join(missing)}")
+            chosen = {a: opponents[a] for a in others}
+        else:
+            chosen = dict.fromkeys(others, opponents)
+        self.learner = learner
+        self.opponents = chosen
 
     def _play_opponents(self) -> None:
         aec = self.aec

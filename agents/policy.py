@@ -1,0 +1,181 @@
+"""A trained policy as a bot: the ``policy`` bot plays a MaskablePPO policy of the v1 spaces.
+
+The policy file is a ``.npz`` of the actor's weights (``export_policy`` writes it from a
+trained model) and its metadata as JSON: the office count and the space sizes it was trained
+for, the network, the rules edition and the command that trained it. The forward pass is
+numpy, so the bot needs neither torch nor Stable-Baselines3 and runs in the base install.
+
+The bot sees only its seat: it encodes its own seat's v1 observation from ``view.board``
+(the view's copy with every hidden card blanked) exactly as ``station_master_v1`` would, and
+spells its decision token by token through the exact mask of ``view.legal_intents()``, so
+every choice is legal. ``deterministic`` (default) takes the most likely token; otherwise a
+token is drawn from the masked distribution with the bot's own seeded stream.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sm_env.actions_v1 import Speller, TokenTable, token_table
+from sm_env.core.config import RULES_EDITION
+from sm_env.core.intents import Intent
+from sm_env.core.rng import Rng
+from sm_env.core.state import SeatView
+from sm_env.observations_v1 import ObservationEncoderV1
+
+FORMAT = 1
+SHIPPED = "station_master_v1_3offices.npz"  # in agents/data/
+
+
+def shipped_policy_path() -> Path:
+    """The policy shipped with the package (agents/data/)."""
+    return Path(str(resources.files("agents") / "data" / SHIPPED))
+
+
+class PolicyFileError(ValueError):
+    """A policy file is missing, malformed or made for other spaces or rules."""
+
+
+class PolicyNet:
+    """The actor of a MaskablePPO ``MlpPolicy``: tanh layers, then the action logits."""
+
+    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
+        self.layers = weights
+        self.meta = meta
+        self.obs_size = int(weights[0][0].shape[1])
+        self.actions = int(weights[-1][0].shape[0])
+
+    @classmethod
+    def load(cls, path: str | Path) -> PolicyNet:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                count = int(meta["layers"])
+                weights = [
+                    (data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)) for i in range(count)
+                ]
+        except FileNotFoundError:
+            raise PolicyFileError(f"no policy file at {path}") from None
+        except (OSError, KeyError, ValueError, TypeError) as err:
+            raise PolicyFileError(f"{path} is not a policy file ({err})") from None
+        if meta.get("format") != FORMAT:
+            raise PolicyFileError(
+                f"{path}: policy file format {meta.get('format')!r}, this build reads {FORMAT}"
+            )
+        if meta.get("rules_edition") != RULES_EDITION:
+            raise PolicyFileError(
+                f"{path} was trained under rules edition {meta.get('rules_edition')}; "
+                f"this build plays rules edition {RULES_EDITION}"
+            )
+        for i, (w, b) in enumerate(weights):
+            previous = weights[i - 1][0].shape[0] if i else w.shape[1]
+            if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != previous:
+                raise PolicyFileError(f"{path}: layer {i} has shapes {w.shape} and {b.shape}")
+        return cls(weights, meta)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        x = observation
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = w @ x + b
+            if i < last:
+                x = np.tanh(x)
+        return x
+
+
+def export_policy(policy: Any, path: str | Path, meta: dict[str, Any]) -> None:
+    """Write the actor of an sb3-contrib ``MaskableActorCriticPolicy`` (an ``MlpPolicy`` with
+    tanh activations and a flat observation) as a policy file, with ``meta`` beside it."""
+    state = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+    hidden = sorted(
+        (int(k.split(".")[2]), k.rsplit(".", 1)[0])
+        for k in state
+        if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")
+    )
+    names = [name for _, name in hidden] + ["action_net"]
+    arrays: dict[str, np.ndarray] = {}
+    for i, name in enumerate(names):
+        arrays[f"w{i}"] = state[f"{name}.weight"].astype(np.float32)
+        arrays[f"b{i}"] = state[f"{name}.bias"].astype(np.float32)
+    full = {**meta, "format": FORMAT, "rules_edition": RULES_EDITION, "layers": len(names)}
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    arrays["meta"] = np.array(json.dumps(full, sort_keys=True))
+    with open(target, "wb") as out:
+        np.savez_compressed(out, allow_pickle=False, **arrays)
+
+
+class PolicyBot:
+    """Plays a trained v1 policy on its seat's view.
+
+    Parameters: ``path`` (a policy file; empty: the one shipped in agents/data/),
+    ``deterministic`` (True: the most likely token; False: sampled with the bot's seed).
+    """
+
+    name = "policy"
+    version = 1
+
+    def __init__(self, seed: int, path: str = "", deterministic: bool = True) -> None:
+        self.path = Path(path) if path else shipped_policy_path()
+        self.net = PolicyNet.load(self.path)
+        self.deterministic = bool(deterministic)
+        self.rng = Rng(seed & 0xFFFFFFFF)
+        self.reason: str | None = None
+        self._table: TokenTable | None = None
+        self._encoder: ObservationEncoderV1 | None = None
+        self._obs = np.zeros(self.net.obs_size, dtype=np.float32)
+
+    def _spaces(self, view: SeatView) -> tuple[TokenTable, ObservationEncoderV1]:
+        board = view.board
+        if self._encoder is None or self._encoder.config.offices != board.config.offices:
+            table = token_table(board.config, board.catalogue)
+            encoder = ObservationEncoderV1(board.config, board.catalogue, table)
+            if (encoder.size, table.size) != (self.net.obs_size, self.net.actions):
+                trained = self.net.meta.get("offices", "?")
+                raise PolicyFileError(
+                    f"{self.path} was trained for {trained} offices (observation {self.net.obs_size}, "
+                    f"{self.net.actions} tokens); this game has {board.config.offices} offices "
+                    f"(observation {encoder.size}, {table.size} tokens)"
+                )
+            self._table, self._encoder, self._obs = table, encoder, np.zeros(encoder.size, dtype=np.float32)
+        assert self._table is not None
+        return self._table, self._encoder
+
+    def choose(self, view: SeatView) -> Intent:
+        legal = view.legal_intents()
+        if not legal:
+            raise ValueError(f"seat {view.seat} has no decision to make now")
+        table, encoder = self._spaces(view)
+        if len(legal) == 1:
+            self.reason = "the only decision there is"
+            return legal[0]
+        speller = Speller(table.spell_all(legal))
+        tokens = 0
+        while True:
+            options = list(speller.options())
+            encoder.encode(view.board, view.seat, speller, self._obs)
+            logits = self.net.logits(self._obs)[options]
+            token = options[self._pick(logits)]
+            tokens += 1
+            intent = speller.advance(token)
+            if intent is not None:
+                self.reason = (
+                    f"the policy's {'choice' if self.deterministic else 'draw'} in {tokens} token(s)"
+                )
+                return intent
+
+    def _pick(self, logits: np.ndarray) -> int:
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        u = self.rng.next_u32() / 2**32
+        return min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(p) - 1)
+
+
+__all__ = ["PolicyBot", "PolicyFileError", "PolicyNet", "export_policy", "shipped_policy_path"]

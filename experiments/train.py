@@ -1,0 +1,658 @@
+"""``station-master train``: MaskablePPO on ``StationMaster-v1`` against bots and past selves.
+
+A run lives in one directory (``--out``):
+
+- ``meta.json``: the settings, the command that reruns the run, the versions and rules edition;
+- ``progress.csv`` and ``curve.png``: the learning curve, one row per segment;
+- ``tb/``: TensorBoard logs (SB3's training scalars and the evaluations);
+- ``checkpoints/``: the model (with its optimizer) after every segment, and ``checkpoint.json``;
+- ``pool/``: the learner's frozen snapshots that joined the opponent pool;
+- ``best.npz`` (the best evaluation so far) and ``final.npz``: policy files for the ``policy`` bot.
+
+The run is cut into segments of ``segment`` timesteps. Each segment starts from freshly seeded
+envs and generators (seed and segment number), then trains, evaluates, checkpoints and may add
+a snapshot to the pool. So a run resumed from a checkpoint is the same, bit for bit, as one that
+never stopped, and the whole run follows from its command and seed.
+
+Each episode seats the learner at a random seat; every other seat draws an opponent: a frozen
+snapshot from the pool with probability ``snapshot_prob`` (when the pool has one), otherwise
+one of the ``opponents`` bots. The pool rule: after each segment's evaluation the learner's
+policy is frozen into ``pool/`` when its evaluation revenue is at least the best any snapshot
+had when taken; the pool keeps the newest ``pool_size``. The workers load the files.
+
+``warm_start`` (a bot name) first clones that bot: its decisions over ``warm_episodes``
+episodes are spelled as tokens, and the policy (and its value head, on the returns) is fitted to
+them for ``warm_epochs`` epochs before PPO starts. docs/training.md describes it all.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from agents import make_bot, play_game, seat_seed
+from agents.policy import PolicyBot, export_policy
+from sm_env.core.config import RULES_EDITION, GameConfig
+from sm_env.core.engine import new_game
+
+EVAL_SEED = 1_000_000  # evaluation deals are seeds EVAL_SEED.. (training never uses them)
+
+
+class TrainError(ValueError):
+    """Settings or a run directory that cannot be trained from."""
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything that decides a run (recorded in meta.json; ``--resume`` reads it back)."""
+
+    offices: int = 3
+    days: int = 2
+    timesteps: int = 1_000_000
+    seed: int = 0
+    envs: int = 2
+    opponents: tuple[str, ...] = ("passenger", "freight", "dispatcher")
+    segment: int = 32_768
+    eval_bots: tuple[str, ...] = ("random", "passenger", "freight", "dispatcher")
+    eval_deals: int = 2
+    snapshot_prob: float = 0.25
+    pool_size: int = 4
+    warm_start: str = ""
+    warm_episodes: int = 400
+    warm_epochs: int = 6
+    shaping: str = ""
+    shaping_gamma: float = 1.0
+    shaping_scale: float = 1.0
+    scenario: str = ""
+    scenario_prob: float = 1.0
+    n_steps: int = 1024
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 1e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
+    net: tuple[int, ...] = (128, 128)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.offices <= 6:
+            raise TrainError(f"offices must be 1..6, got {self.offices}")
+        positive = (
+            "days",
+            "timesteps",
+            "envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "eval_deals",
+            "pool_size",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise TrainError(f"{name} must be at least 1, got {getattr(self, name)}")
+        rollout = self.n_steps * self.envs
+        if self.segment < rollout or self.segment % rollout:
+            raise TrainError(
+                f"segment ({self.segment}) must be a multiple of n_steps x envs "
+                f"({self.n_steps} x {self.envs})"
+            )
+        if not 0.0 <= self.snapshot_prob <= 1.0 or not 0.0 <= self.scenario_prob <= 1.0:
+            raise TrainError("snapshot_prob and scenario_prob must lie in [0, 1]")
+        if not self.opponents:
+            raise TrainError("name at least one opponent bot")
+        for spec in (*self.opponents, *self.eval_bots, *([self.warm_start] if self.warm_start else [])):
+            make_bot(spec, 0)  # BotSpecError names what is wrong
+        if not self.net or min(self.net) < 1:
+            raise TrainError(f"net must list layer sizes >= 1, got {self.net}")
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """The keywords of ``gymnasium.make("StationMaster-v1", ...)`` for this run."""
+        kwargs: dict[str, Any] = {"num_offices": self.offices, "days": self.days}
+        if self.shaping:
+            kwargs.update(
+                shaping=self.shaping, shaping_gamma=self.shaping_gamma, shaping_scale=self.shaping_scale
+            )
+        if self.scenario:
+            kwargs.update(scenario=self.scenario, scenario_prob=self.scenario_prob)
+        return kwargs
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainSettings:
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise TrainError(f"unknown settings {', '.join(unknown)}")
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return cls(**values)
+
+
+# ---------------------------------------------------------------------------- the seats
+
+
+class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
+    """Seats the learner at random and draws each opponent from the bots and the snapshot pool,
+    at every reset. A seeded reset rebuilds every opponent from that seed, so a segment plays
+    the same whatever came before it."""
+
+    def __init__(
+        self, env: gymnasium.Env[np.ndarray, np.int64], bots: Sequence[str], snapshot_prob: float
+    ) -> None:
+        super().__init__(env)
+        self.bots = tuple(bots)
+        self.snapshot_prob = snapshot_prob
+        self.pool: list[str] = []
+        self._rng = np.random.default_rng(0)
+        self._players: list[Any] = []
+        self._snapshots: list[Any] = []
+        self._build(0)
+
+    def set_pool(self, paths: Sequence[str]) -> None:
+        """The snapshot files opponents are drawn from, from the next seeded reset on."""
+        self.pool = list(paths)
+
+    def _build(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+        self._players = [make_bot(spec, seat_seed(seed, i)) for i, spec in enumerate(self.bots)]
+        self._snapshots = [PolicyBot(seat_seed(seed, 100 + i), path) for i, path in enumerate(self.pool)]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is not None:
+            self._build(seed)
+        base = self.env.unwrapped
+        agents = list(base.aec.possible_agents)  # type: ignore[attr-defined]
+        learner = agents[int(self._rng.integers(len(agents)))]
+        opponents = {}
+        for agent in agents:
+            if agent == learner:
+                continue
+            if self._snapshots and self._rng.random() < self.snapshot_prob:
+                opponents[agent] = self._snapshots[int(self._rng.integers(len(self._snapshots)))]
+            else:
+                opponents[agent] = self._players[int(self._rng.integers(len(self._players)))]
+        base.set_seats(learner, opponents)  # type: ignore[attr-defined]
+        if seed is None:
+            seed = int(self._rng.integers(2**32))
+        return self.env.reset(seed=seed, options=options)
+
+
+def make_env(settings: TrainSettings, pool: Sequence[str] = ()) -> gymnasium.Env[np.ndarray, np.int64]:
+    """One training env: ``StationMaster-v1`` with the run's options, the seat pool, and SB3's
+    ``Monitor`` (episode returns, lengths and revenue)."""
+    from stable_baselines3.common.monitor import Monitor
+
+    env = gymnasium.make("sm_env:StationMaster-v1", **settings.env_kwargs())
+    seated = SeatPool(env, settings.opponents, settings.snapshot_prob)
+    seated.set_pool(pool)
+    return Monitor(seated, info_keywords=("revenue",))
+
+
+class _EnvFactory:
+    """A picklable env builder for ``SubprocVecEnv``'s spawned workers."""
+
+    def __init__(self, settings: TrainSettings) -> None:
+        self.settings = settings
+
+    def __call__(self) -> gymnasium.Env[np.ndarray, np.int64]:
+        return make_env(self.settings)
+
+
+def _vec_env(settings: TrainSettings) -> Any:
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    factories = [_EnvFactory(settings) for _ in range(settings.envs)]
+    if settings.envs == 1:
+        return DummyVecEnv(factories)  # type: ignore[arg-type]
+    return SubprocVecEnv(factories, start_method="spawn")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- warm start
+
+
+def _demonstrations(task: tuple[TrainSettings, int, int]) -> dict[str, np.ndarray]:
+    """The warm-start bot's decisions as tokens, in ``count`` episodes from ``first_seed`` on:
+    observations, masks (packed), tokens and each step's discounted return."""
+    settings, first_seed, count = task
+    env = SeatPool(
+        gymnasium.make("sm_env:StationMaster-v1", **settings.env_kwargs()), settings.opponents, 0.0
+    )
+    teacher = make_bot(settings.warm_start, seat_seed(first_seed, 99))
+    obs_rows: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    tokens: list[int] = []
+    returns: list[float] = []
+    for episode in range(count):
+        observation, _ = env.reset(seed=first_seed + episode)
+        inner = env.unwrapped
+        rewards: list[float] = []
+        done = False
+        while not done:
+            aec = inner.aec  # type: ignore[attr-defined]
+            seat = aec.seat_of(inner.learner)  # type: ignore[attr-defined]
+            intent = teacher.choose(aec.game.view(seat))
+            for token in aec.spell(intent):
+                obs_rows.append(observation)
+                masks.append(np.packbits(inner.action_masks()))  # type: ignore[attr-defined]
+                tokens.append(token)
+                observation, reward, terminated, truncated, _ = env.step(token)
+                rewards.append(float(reward))
+                done = terminated or truncated
+                if done:
+                    break
+        running = 0.0
+        back: list[float] = []
+        for reward in reversed(rewards):
+            running = reward + settings.gamma * running
+            back.append(running)
+        returns.extend(reversed(back))
+    return {
+        "obs": np.asarray(obs_rows, dtype=np.float32),
+        "masks": np.asarray(masks, dtype=np.uint8),
+        "tokens": np.asarray(tokens, dtype=np.int64),
+        "returns": np.asarray(returns, dtype=np.float32),
+    }
+
+
+def warm_start(model: Any, settings: TrainSettings, log: Callable[[str], None]) -> dict[str, float]:
+    """Clone ``settings.warm_start``: fit the policy to its tokens (cross-entropy through the
+    mask) and the value head to the discounted returns. Returns the fit's figures."""
+    import torch
+
+    jobs = settings.envs
+    per_job = -(-settings.warm_episodes // jobs)
+    first = settings.seed * 1_000_003 + 500_000
+    tasks = [
+        (settings, first + j * per_job, min(per_job, settings.warm_episodes - j * per_job))
+        for j in range(jobs)
+    ]
+    tasks = [t for t in tasks if t[2] > 0]
+    started = time.perf_counter()
+    torch.set_num_threads(jobs)  # the workers are idle while the clone is fitted
+    if len(tasks) == 1:
+        parts = [_demonstrations(tasks[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(len(tasks)) as pool:
+            parts = pool.map(_demonstrations, tasks)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    size = len(data["tokens"])
+    log(f"warm start: {size} tokens of {settings.warm_start} in {time.perf_counter() - started:.0f} s")
+    n_actions = model.action_space.n
+    masks = np.unpackbits(data["masks"], axis=1)[:, :n_actions].astype(bool)
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    generator = np.random.default_rng(settings.seed)
+    obs_t = torch.as_tensor(data["obs"])
+    mask_t = torch.as_tensor(masks)
+    tok_t = torch.as_tensor(data["tokens"])
+    ret_t = torch.as_tensor(data["returns"])
+    figures: dict[str, float] = {"warm_tokens": float(size)}
+    policy.set_training_mode(True)
+    for epoch in range(settings.warm_epochs):
+        order = torch.as_tensor(generator.permutation(size))
+        total = correct = 0.0
+        for start in range(0, size, settings.batch_size):
+            batch = order[start : start + settings.batch_size]
+            values, log_prob, _ = policy.evaluate_actions(
+                obs_t[batch], tok_t[batch], action_masks=mask_t[batch]
+            )
+            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret_t[batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(batch)
+        with torch.no_grad():
+            for start in range(0, size, 4096):
+                part = slice(start, start + 4096)
+                dist = policy.get_distribution(obs_t[part], action_masks=mask_t[part].numpy())
+                correct += float((dist.distribution.probs.argmax(dim=1) == tok_t[part]).sum())
+        figures["warm_loss"] = total / size
+        figures["warm_accuracy"] = correct / size
+        log(f"warm start epoch {epoch + 1}: loss {total / size:.3f}, token accuracy {correct / size:.1%}")
+    policy.set_training_mode(False)
+    torch.set_num_threads(1)
+    return figures
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+
+@dataclass
+class Evaluation:
+    """The policy's games against each evaluation bot: it sits at every seat in turn with that
+    bot at all the others, over ``deals`` fixed deals."""
+
+    revenue: dict[str, float] = field(default_factory=dict)  # the policy's mean, per bot
+    bot_revenue: dict[str, float] = field(default_factory=dict)  # the bot's own mean, same games
+    wins: dict[str, float] = field(default_factory=dict)  # share of games the policy tops
+
+    def score(self) -> float:
+        """The mean revenue against the bots other than random (all, when only random)."""
+        keys = [k for k in self.revenue if not k.startswith("random")] or list(self.revenue)
+        return float(np.mean([self.revenue[k] for k in keys]))
+
+
+def evaluate(policy_path: str | Path, settings: TrainSettings) -> Evaluation:
+    result = Evaluation()
+    config = GameConfig(offices=settings.offices, days=settings.days)
+    for spec in settings.eval_bots:
+        mine: list[float] = []
+        theirs: list[float] = []
+        wins = 0
+        for deal in range(settings.eval_deals):
+            seed = EVAL_SEED + deal
+            for seat in range(settings.offices):
+                bots = [make_bot(spec, seat_seed(seed, s)) for s in range(settings.offices)]
+                bots[seat] = PolicyBot(seat_seed(seed, seat), str(policy_path))
+                state = new_game(config, seed=seed)
+                play_game(state, bots)
+                revenue = state.revenue()
+                mine.append(revenue[seat])
+                theirs.extend(r for s, r in enumerate(revenue) if s != seat)
+                wins += revenue[seat] == max(revenue)
+        result.revenue[spec] = float(np.mean(mine))
+        result.bot_revenue[spec] = float(np.mean(theirs)) if theirs else 0.0
+        result.wins[spec] = wins / len(mine)
+    return result
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+class RunDir:
+    """The files of one run."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.meta = self.root / "meta.json"
+        self.progress = self.root / "progress.csv"
+        self.curve = self.root / "curve.png"
+        self.tb = self.root / "tb"
+        self.checkpoints = self.root / "checkpoints"
+        self.checkpoint = self.checkpoints / "checkpoint.json"
+        self.pool = self.root / "pool"
+        self.best = self.root / "best.npz"
+        self.final = self.root / "final.npz"
+
+    def model_at(self, timesteps: int) -> Path:
+        return self.checkpoints / f"model_{timesteps:010d}.zip"
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    out = {"python": platform.python_version()}
+    for package in ("numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo"):
+        out[package] = version(package)
+    return out
+
+
+def _command(settings: TrainSettings, out: Path) -> str:
+    defaults = TrainSettings()
+    parts = ["station-master", "train", "--out", str(out)]
+    for f in dataclasses.fields(TrainSettings):
+        value = getattr(settings, f.name)
+        if value == getattr(defaults, f.name):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, tuple):
+            value = ",".join(str(v) for v in value)
+        parts += [flag, str(value)]
+    return " ".join(parts)
+
+
+def _policy_meta(settings: TrainSettings, run: RunDir, timesteps: int) -> dict[str, Any]:
+    return {
+        "offices": settings.offices,
+        "days": settings.days,
+        "net": list(settings.net),
+        "timesteps": timesteps,
+        "command": json.loads(run.meta.read_text())["command"],
+        "signal": {k: v for k, v in settings.env_kwargs().items() if k not in ("num_offices", "days")},
+    }
+
+
+PROGRESS_FIELDS = ("segment", "timesteps", "episodes", "train_revenue", "train_return", "elapsed_s", "pool")
+
+
+def _progress_fields(settings: TrainSettings) -> list[str]:
+    fields = list(PROGRESS_FIELDS)
+    for bot in settings.eval_bots:
+        fields += [f"eval_{bot}_revenue", f"eval_{bot}_bot_revenue", f"eval_{bot}_wins"]
+    return fields + ["eval_score"]
+
+
+def plot_curve(progress: Path, out: Path, eval_bots: Sequence[str]) -> None:
+    """The learning curve: training revenue per episode and the evaluations, by timesteps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(progress, newline="") as f:
+        rows = list(csv.DictReader(f))
+    steps = [int(r["timesteps"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(
+        steps, [float(r["train_revenue"] or "nan") for r in rows], label="training episodes", color="black"
+    )
+    for bot in eval_bots:
+        ax.plot(steps, [float(r[f"eval_{bot}_revenue"]) for r in rows], marker="o", label=f"vs {bot}")
+    ax.set_xlabel("timesteps (tokens)")
+    ax.set_ylabel("the learner's revenue a game")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+class _SegmentCallback:
+    """Gathers finished episodes and drives the progress bar during one segment."""
+
+    def __init__(self, bar: Any) -> None:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        outer = self
+        self.revenue: list[float] = []
+        self.returns: list[float] = []
+
+        class Callback(BaseCallback):
+            def _on_step(self) -> bool:
+                for info in self.locals["infos"]:
+                    episode = info.get("episode")
+                    if episode is not None:
+                        outer.revenue.append(float(episode["revenue"]))
+                        outer.returns.append(float(episode["r"]))
+                bar.update(self.training_env.num_envs)
+                return True
+
+        self.callback = Callback()
+
+
+def train(
+    settings: TrainSettings,
+    out: str | Path,
+    resume: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> RunDir:
+    """Train (or go on with) the run in ``out``; returns its files."""
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.utils import set_random_seed
+    except ImportError as err:
+        raise TrainError(
+            f"train needs the rl extra ({err.name} is missing): pip install torch==2.13.0, then '.[rl]'"
+        ) from None
+    from tqdm import tqdm
+
+    say = log or (lambda text: print(text, file=sys.stderr))
+    run = RunDir(out)
+    torch.set_num_threads(1)  # the workers take the other cores; one thread is fastest here
+    if resume:
+        if not run.checkpoint.exists():
+            raise TrainError(f"{run.root} has no checkpoint to resume from")
+        recorded = TrainSettings.from_json(json.loads(run.meta.read_text())["settings"])
+        if recorded != settings:
+            raise TrainError(f"{run.root} was trained with other settings; resume takes the recorded ones")
+        state = json.loads(run.checkpoint.read_text())
+    else:
+        if run.root.exists() and any(run.root.iterdir()):
+            raise TrainError(f"{run.root} is not empty: pick a new --out, or --resume it")
+        run.root.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "settings": settings.to_json(),
+            "command": _command(settings, run.root),
+            "rules_edition": RULES_EDITION,
+            "versions": _versions(),
+            "cpus": os.cpu_count(),
+        }
+        run.meta.write_text(json.dumps(meta, indent=2) + "\n")
+        state = {"segment": 0, "timesteps": 0, "pool": [], "best_snapshot": None, "best_eval": None}
+    venv = _vec_env(settings)
+    policy_kwargs = {"net_arch": {"pi": list(settings.net), "vf": list(settings.net)}}
+    try:
+        if state["segment"]:
+            model = MaskablePPO.load(run.model_at(state["timesteps"]), env=venv, device="cpu")
+        else:
+            set_random_seed(settings.seed)
+            model = MaskablePPO(
+                "MlpPolicy",
+                venv,
+                n_steps=settings.n_steps,
+                batch_size=settings.batch_size,
+                n_epochs=settings.n_epochs,
+                learning_rate=settings.learning_rate,
+                gamma=settings.gamma,
+                gae_lambda=settings.gae_lambda,
+                clip_range=settings.clip_range,
+                ent_coef=settings.ent_coef,
+                policy_kwargs=policy_kwargs,
+                tensorboard_log=str(run.tb),
+                seed=settings.seed,
+                device="cpu",
+                verbose=0,
+            )
+            if settings.warm_start:
+                figures = warm_start(model, settings, say)
+                meta = json.loads(run.meta.read_text())
+                meta["warm_start"] = figures
+                run.meta.write_text(json.dumps(meta, indent=2) + "\n")
+        fields = _progress_fields(settings)
+        if not run.progress.exists():
+            with open(run.progress, "w", newline="") as f:
+                csv.writer(f).writerow(fields)
+        segments = -(-settings.timesteps // settings.segment)
+        bar = tqdm(
+            total=segments * settings.segment,
+            initial=state["timesteps"],
+            unit="step",
+            file=sys.stderr,
+            disable=not progress,
+        )
+        started = time.perf_counter() - float(state.get("elapsed_s", 0.0))
+        while state["segment"] < segments:
+            segment = state["segment"]
+            set_random_seed(settings.seed * 1_000_003 + segment)
+            venv.env_method("set_pool", state["pool"])
+            venv.seed(settings.seed * 1_000_003 + segment * 1_000)
+            model._last_obs = None  # a segment starts from fresh episodes
+            gather = _SegmentCallback(bar)
+            model.learn(
+                settings.segment,
+                callback=gather.callback,
+                reset_num_timesteps=False,
+                tb_log_name="ppo",
+                progress_bar=False,
+            )
+            timesteps = int(model.num_timesteps)
+            snapshot = run.pool / f"snapshot_{timesteps:010d}.npz"
+            export_policy(model.policy, snapshot, _policy_meta(settings, run, timesteps))
+            evaluation = evaluate(snapshot, settings)
+            score = evaluation.score()
+            if state["best_snapshot"] is None or score >= state["best_snapshot"]:
+                state["best_snapshot"] = score
+                state["pool"] = [*state["pool"], str(snapshot)][-settings.pool_size :]
+            else:
+                snapshot.unlink()
+            if state["best_eval"] is None or score > state["best_eval"]:
+                state["best_eval"] = score
+                export_policy(model.policy, run.best, _policy_meta(settings, run, timesteps))
+            for bot in settings.eval_bots:
+                model.logger.record(f"eval/{bot}_revenue", evaluation.revenue[bot])
+                model.logger.record(f"eval/{bot}_wins", evaluation.wins[bot])
+            model.logger.record("eval/score", score)
+            model.logger.dump(timesteps)
+            elapsed = time.perf_counter() - started
+            row: dict[str, Any] = {
+                "segment": segment + 1,
+                "timesteps": timesteps,
+                "episodes": len(gather.revenue),
+                "train_revenue": f"{np.mean(gather.revenue):.4f}" if gather.revenue else "",
+                "train_return": f"{np.mean(gather.returns):.4f}" if gather.returns else "",
+                "elapsed_s": f"{elapsed:.1f}",
+                "pool": len(state["pool"]),
+                "eval_score": f"{score:.4f}",
+            }
+            for bot in settings.eval_bots:
+                row[f"eval_{bot}_revenue"] = f"{evaluation.revenue[bot]:.4f}"
+                row[f"eval_{bot}_bot_revenue"] = f"{evaluation.bot_revenue[bot]:.4f}"
+                row[f"eval_{bot}_wins"] = f"{evaluation.wins[bot]:.4f}"
+            with open(run.progress, "a", newline="") as f:
+                csv.DictWriter(f, fieldnames=fields).writerow(row)
+            plot_curve(run.progress, run.curve, settings.eval_bots)
+            model.save(run.model_at(timesteps))
+            if state["timesteps"]:
+                run.model_at(state["timesteps"]).unlink(missing_ok=True)  # the last one is enough
+            state.update(segment=segment + 1, timesteps=timesteps, elapsed_s=elapsed)
+            _write_json(run.checkpoint, state)
+            bar.set_postfix(eval=f"{score:.2f}", pool=len(state["pool"]))
+            say(
+                f"segment {segment + 1}/{segments}: {timesteps} steps, eval "
+                + ", ".join(f"{bot} {evaluation.revenue[bot]:.2f}" for bot in settings.eval_bots)
+            )
+        bar.close()
+        export_policy(model.policy, run.final, _policy_meta(settings, run, int(model.num_timesteps)))
+    finally:
+        venv.close()
+    return run
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write via a temporary file, so a run stopped mid-write keeps its last checkpoint."""
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(temporary, path)
+
+
+__all__ = [
+    "Evaluation",
+    "RunDir",
+    "SeatPool",
+    "TrainError",
+    "TrainSettings",
+    "evaluate",
+    "make_env",
+    "plot_curve",
+    "train",
+    "warm_start",
+]
