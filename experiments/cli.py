@@ -222,6 +222,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     learn.add_argument("--resume", action="store_true", help="go on from the last checkpoint in --out")
     learn.add_argument("--quiet", action="store_true", help="no progress bar")
+    learn.add_argument(
+        "--stop-after", type=_positive, metavar="N", help="stop after N segments (go on later with --resume)"
+    )
     for name, (default, text) in TRAIN_OPTIONS.items():
         kind = type(default)
         flag = "--" + name.replace("_", "-")
@@ -301,8 +304,12 @@ def _train(args: argparse.Namespace) -> int:
                 value = tuple(int(i) for i in items) if name == "net" else tuple(split_bot_list(value))
             values[name] = value
         settings = TrainSettings(**values)  # type: ignore[arg-type]
-    run = train(settings, out, resume=args.resume, progress=not args.quiet)
-    print(f"trained {run.root}: best.npz, final.npz, progress.csv, curve.png")
+    run = train(settings, out, resume=args.resume, progress=not args.quiet, stop_after=args.stop_after)
+    done = json.loads(run.checkpoint.read_text())["segment"]
+    if not run.final.exists():
+        print(f"stopped in {run.root} after segment {done}; go on with: station-master train --out {out} --resume")
+        return 0
+    print(f"trained {run.root} ({done} segments): best.npz, final.npz, progress.csv, curve.png")
     print(f"play it: --bots policy:path={run.best}")
     return 0
 

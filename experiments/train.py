@@ -493,8 +493,11 @@ def train(
     resume: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    stop_after: int | None = None,
 ) -> RunDir:
-    """Train (or go on with) the run in ``out``; returns its files."""
+    """Train (or go on with) the run in ``out``; returns its files. ``stop_after`` ends this
+    call after that many segments (the run is then resumed later); ``final.npz`` is written
+    only when the run is complete."""
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -570,7 +573,8 @@ def train(
             disable=not progress,
         )
         started = time.perf_counter() - float(state.get("elapsed_s", 0.0))
-        while state["segment"] < segments:
+        last = segments if stop_after is None else min(segments, state["segment"] + stop_after)
+        while state["segment"] < last:
             segment = state["segment"]
             set_random_seed(settings.seed * 1_000_003 + segment)
             venv.env_method("set_pool", state["pool"])
@@ -631,7 +635,8 @@ def train(
                 + ", ".join(f"{bot} {evaluation.revenue[bot]:.2f}" for bot in settings.eval_bots)
             )
         bar.close()
-        export_policy(model.policy, run.final, _policy_meta(settings, run, int(model.num_timesteps)))
+        if state["segment"] == segments:
+            export_policy(model.policy, run.final, _policy_meta(settings, run, int(model.num_timesteps)))
     finally:
         venv.close()
     return run

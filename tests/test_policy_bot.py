@@ -1,0 +1,138 @@
+"""The ``policy`` bot (agents/policy.py): it loads the shipped policy file, plays a trained
+policy exactly as the v1 env would feed it (its seat's observation and the exact mask), and
+refuses files that do not fit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_bot, play_game
+from agents.policy import PolicyBot, PolicyFileError, PolicyNet, shipped_policy_path
+from sm_env.aec_v1 import raw_env_v1
+from sm_env.core.config import GameConfig
+from sm_env.core.engine import new_game
+
+
+def _random_policy_file(path: Path, offices: int, seed: int = 0) -> Path:
+    """A policy file of an untrained MaskablePPO policy (its weights random, seeded)."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy import export_policy
+
+    torch.manual_seed(seed)
+    env = gymnasium.make("sm_env:StationMaster-v1", num_offices=offices, days=1)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [24, 24]}, seed=seed, device="cpu")
+    export_policy(model.policy, path, {"offices": offices, "command": "test"})
+    return path
+
+
+@pytest.fixture(scope="module")
+def policy_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _random_policy_file(tmp_path_factory.mktemp("policy") / "p.npz", offices=2)
+
+
+def test_numpy_forward_pass_equals_the_torch_policy(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    import gymnasium
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy import export_policy
+
+    env = gymnasium.make("sm_env:StationMaster-v1", num_offices=2, days=1)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [32, 16]}, seed=1, device="cpu")
+    export_policy(model.policy, tmp_path / "p.npz", {"offices": 2})
+    net = PolicyNet.load(tmp_path / "p.npz")
+    obs, _ = env.reset(seed=4)
+    with torch.no_grad():
+        latent = model.policy.mlp_extractor.forward_actor(torch.as_tensor(obs[None]))
+        expected = model.policy.action_net(latent)[0].numpy()
+    assert np.allclose(net.logits(obs), expected, atol=1e-5)
+
+
+def test_the_bot_decides_as_the_env_would_feed_its_policy(policy_file: Path) -> None:
+    """At every decision of seat 0 the bot's choice on its view equals the intent the v1 env
+    completes when the same network picks the most likely unmasked token from the env's own
+    observation at each token: the bot encodes exactly the seat's v1 observation."""
+    net = PolicyNet.load(policy_file)
+    env = raw_env_v1(num_offices=2, days=1)
+    env.reset(seed=9)
+    game = env.game
+    assert game is not None
+    bot = PolicyBot(0, str(policy_file))
+    other = make_bot("random", 5)
+    compared = 0
+    while not game.is_terminal():
+        seat = game.current_player()
+        if seat != 0:
+            env.step_intent(other.choose(game.view(seat)))
+            continue
+        expected = bot.choose(game.view(0))
+        agent = env.agent_selection
+        chosen = None
+        while chosen is None:
+            seen = env.observe(agent)
+            options = np.flatnonzero(seen["action_mask"])
+            token = int(options[np.argmax(net.logits(seen["observation"])[options])])
+            assert env.speller is not None
+            fitting = env.speller.groups[token]
+            if len(fitting) == 1:
+                chosen = fitting[0][1]
+            env.step(token)
+        assert chosen == expected
+        compared += 1
+    assert compared > 10
+
+
+def test_the_policy_bot_is_legal_and_deterministic(policy_file: Path) -> None:
+    for sample in (True, False):
+        games = []
+        for _ in range(2):
+            state = new_game(GameConfig(offices=2, days=1), seed=21)
+            spec = f"policy:path={policy_file},deterministic={not sample}"
+            decisions = play_game(state, [make_bot(spec, 7), make_bot("passenger", 8)])
+            games.append((decisions, state.state_hash()))
+        assert games[0] == games[1]
+
+
+def test_a_policy_for_other_spaces_is_refused(policy_file: Path) -> None:
+    state = new_game(GameConfig(offices=3, days=1), seed=1)
+    bot = PolicyBot(0, str(policy_file))
+    seat = state.current_player()
+    with pytest.raises(PolicyFileError, match="trained for 2 offices.*this game has 3 offices"):
+        bot.choose(state.view(seat))
+
+
+def test_bad_policy_files_are_refused(policy_file: Path, tmp_path: Path) -> None:
+    with pytest.raises(PolicyFileError, match="no policy file"):
+        PolicyNet.load(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(PolicyFileError, match="is not a policy file"):
+        PolicyNet.load(tmp_path / "junk.npz")
+    with np.load(policy_file, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    for key, value, message in (("rules_edition", 1, "rules edition 1"), ("format", 99, "format 99")):
+        changed = dict(arrays, meta=np.array(json.dumps({**meta, key: value})))
+        np.savez(tmp_path / "other.npz", **changed)
+        with pytest.raises(PolicyFileError, match=message):
+            PolicyNet.load(tmp_path / "other.npz")
+
+
+def test_the_registry_loads_the_shipped_policy_and_it_plays_three_offices() -> None:
+    assert shipped_policy_path().exists()
+    bot = make_bot("policy", 3)
+    assert isinstance(bot, PolicyBot)
+    meta = bot.net.meta
+    assert meta["offices"] == 3 and meta["command"].startswith("station-master train ")
+    assert shipped_policy_path().stat().st_size < 8 * 2**20
+    state = new_game(GameConfig(offices=3, days=1), seed=2)
+    play_game(state, [bot, make_bot("passenger", 1), make_bot("freight", 2)])
+    assert state.is_terminal()

@@ -1,0 +1,153 @@
+"""The training pipeline (experiments/train.py, docs/training.md): a short run writes every
+file it promises, a run resumed from a checkpoint equals one that never stopped, and bad
+settings are refused with a clear message."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_bot, play_game  # noqa: E402
+from agents.policy import PolicyNet  # noqa: E402
+from experiments.cli import main  # noqa: E402
+from experiments.train import RunDir, SeatPool, TrainError, TrainSettings, make_env, train  # noqa: E402
+from sm_env.core.config import GameConfig  # noqa: E402
+from sm_env.core.engine import new_game  # noqa: E402
+
+TINY = TrainSettings(
+    offices=2,
+    days=1,
+    timesteps=512,
+    seed=3,
+    envs=2,
+    opponents=("passenger", "random"),
+    segment=256,
+    eval_bots=("random", "passenger"),
+    eval_deals=1,
+    snapshot_prob=0.5,
+    warm_start="passenger",
+    warm_episodes=2,
+    warm_epochs=1,
+    n_steps=128,
+    batch_size=64,
+    n_epochs=1,
+    net=(16, 16),
+)
+
+
+def _weights(path: Path) -> list[np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return [data[k] for k in sorted(data.files) if k != "meta"]
+
+
+def _rows(run: RunDir) -> list[dict[str, str]]:
+    with open(run.progress, newline="") as f:
+        return [{k: v for k, v in row.items() if k != "elapsed_s"} for row in csv.DictReader(f)]
+
+
+@pytest.fixture(scope="module")
+def whole_run(tmp_path_factory: pytest.TempPathFactory) -> RunDir:
+    return train(TINY, tmp_path_factory.mktemp("whole") / "run", progress=False, log=lambda _: None)
+
+
+def test_a_run_writes_its_files(whole_run: RunDir) -> None:
+    meta = json.loads(whole_run.meta.read_text())
+    assert TrainSettings.from_json(meta["settings"]) == TINY
+    assert meta["command"].startswith("station-master train --out ")
+    assert "--warm-start passenger" in meta["command"] and "--seed 3" in meta["command"]
+    assert meta["warm_start"]["warm_tokens"] > 0
+    rows = _rows(whole_run)
+    assert [int(r["timesteps"]) for r in rows] == [256, 512]
+    assert all(r["eval_random_revenue"] and r["eval_passenger_wins"] for r in rows)
+    assert whole_run.curve.stat().st_size > 0
+    assert any(whole_run.tb.rglob("events.out.tfevents.*"))
+    assert json.loads(whole_run.checkpoint.read_text())["segment"] == 2
+    assert len(list(whole_run.checkpoints.glob("model_*.zip"))) == 1  # only the last is kept
+    pool = json.loads(whole_run.checkpoint.read_text())["pool"]
+    assert pool and all(Path(p).exists() for p in pool)  # the first snapshot always joins
+    for name in (whole_run.best, whole_run.final):
+        net = PolicyNet.load(name)
+        assert net.meta["offices"] == 2 and net.meta["command"] == meta["command"]
+
+
+def test_the_trained_policy_plays_as_a_bot(whole_run: RunDir) -> None:
+    state = new_game(GameConfig(offices=2, days=1), seed=11)
+    bots = [make_bot(f"policy:path={whole_run.final}", 1), make_bot("passenger", 2)]
+    decisions = play_game(state, bots)
+    assert state.is_terminal() and decisions
+
+
+def test_resumed_from_a_checkpoint_equals_a_run_that_never_stopped(whole_run: RunDir, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    first = train(TINY, out, progress=False, log=lambda _: None, stop_after=1)
+    assert not first.final.exists() and json.loads(first.checkpoint.read_text())["segment"] == 1
+    resumed = train(TINY, out, resume=True, progress=False, log=lambda _: None)
+    for mine, theirs in zip(_weights(resumed.final), _weights(whole_run.final), strict=True):
+        assert np.array_equal(mine, theirs)
+    assert _rows(resumed) == _rows(whole_run)
+
+
+def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots(whole_run: RunDir) -> None:
+    env = make_env(TINY, pool=[str(whole_run.final)])
+    seated = env.env
+    assert isinstance(seated, SeatPool)
+    learners, kinds = set(), set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        base = env.unwrapped
+        learners.add(base.learner)
+        kinds.update(type(o).__name__ for o in base.opponents.values())
+    assert learners == {"office_0", "office_1"}
+    assert kinds == {"PassengerBot", "RandomAgent", "PolicyBot"}
+    env.reset(seed=5)
+    first = (env.unwrapped.learner, [type(o).__name__ for o in env.unwrapped.opponents.values()])
+    env.reset(seed=6)
+    env.reset(seed=5)
+    assert (env.unwrapped.learner, [type(o).__name__ for o in env.unwrapped.opponents.values()]) == first
+    env.close()
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"segment": 300}, "segment (300) must be a multiple of n_steps x envs"),
+        ({"offices": 7}, "offices must be 1..6"),
+        ({"opponents": ("nobody",)}, "unknown bot 'nobody'"),
+        ({"snapshot_prob": 1.5}, "snapshot_prob and scenario_prob must lie in [0, 1]"),
+        ({"timesteps": 0}, "timesteps must be at least 1"),
+    ],
+)
+def test_bad_settings_are_refused(changes: dict[str, object], message: str) -> None:
+    values = {**TINY.to_json(), **changes}
+    with pytest.raises(ValueError, match=None) as err:
+        TrainSettings(**values)  # type: ignore[arg-type]
+    assert message in str(err.value)
+
+
+def test_a_run_is_not_written_over_and_resume_needs_a_checkpoint(whole_run: RunDir, tmp_path: Path) -> None:
+    with pytest.raises(TrainError, match="is not empty"):
+        train(TINY, whole_run.root, progress=False)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(TrainError, match="no checkpoint"):
+        train(TINY, tmp_path / "empty", resume=True, progress=False)
+
+
+def test_cli_train_errors_are_one_line_and_exit_2(
+    whole_run: RunDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "--out", str(tmp_path / "r"), "--segment", "100"]) == 2
+    assert "segment (100) must be a multiple" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path / "r"), "--opponents", "nobody"]) == 2
+    assert "unknown bot 'nobody'" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path / "none"), "--resume"]) == 2
+    assert "holds no run to resume" in capsys.readouterr().err
+    assert main(["train", "--out", str(whole_run.root), "--resume", "--seed", "4"]) == 2
+    assert "drop --seed" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "--out", str(tmp_path / "r"), "--no-such-option"])
