@@ -31,6 +31,7 @@ from sm_env.core.engine import new_game
 from sm_env.core.errors import ConfigError, IllegalIntent
 from sm_env.core.intents import Intent, MoveTray
 from sm_env.core.phases import Phase
+from sm_env.core.scenarios import apply_scenarios
 from sm_env.core.state import GameState
 from sm_env.core.text import board_text, describe
 from sm_env.moves import MoveBuilder, spell
@@ -140,9 +141,18 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
     # ------------------------------------------------------------------ episode
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game. ``options={"scenario": names, "scenario_agent": agent}`` starts it from
+        the named starting scenarios (``sm_env.core.scenarios``) for that agent's seat
+        (``office_0`` by default), applied in order before the first decision."""
         if seed is None:
             seed = int(np.random.default_rng().integers(2**32))
         self.game = game = new_game(self.config, seed & 0xFFFFFFFF, self.catalogue)
+        scenario = (options or {}).get("scenario")
+        if scenario:
+            agent = (options or {}).get("scenario_agent", self.possible_agents[0])
+            if agent not in self.possible_agents:
+                raise ConfigError(f"scenario_agent must be one of {self.possible_agents}, got {agent!r}")
+            apply_scenarios(game, scenario, game.seat_of_office[self.possible_agents.index(agent)])
         self.encoder.reset_cache()
         game.events.clear()
         self.agents = self.possible_agents[:]

@@ -23,6 +23,17 @@ Opponents, one for every other seat, or a dict from agent name to opponent:
 - an object with ``choose(view) -> Intent``: a bot deciding on its seat's view (``agents``);
 - an object with ``predict(obs, action_masks=...)``: a trained SB3 / sb3-contrib model;
 - a callable ``policy(observation, action_mask) -> action``.
+
+Signals to learn from (docs/signals.md), all off by default and none changing the game:
+``shaping`` names a potential of ``sm_env.shaping`` (``"prospects"``, ``"exposure"``); the
+reward is then the revenue change plus ``shaping_scale * (shaping_gamma * Φ(s') - Φ(s))``
+between the learner's successive steps, ``Φ = 0`` once terminated. ``info["revenue_reward"]``
+is always the unshaped revenue change (0 after a masked action, whose reward is
+``illegal_reward``) and ``info["shaping"]`` the shaping term. ``scenario`` names one or several
+starting scenarios of ``sm_env.core.scenarios`` applied, in order, to the learner's seat at
+reset, in a ``scenario_prob`` share of the episodes (drawn from the env's ``np_random``;
+``info["scenario"]`` at reset says whether it was). ``signal_options()`` gives these settings
+for a run's metadata.
 """
 
 from __future__ import annotations
@@ -38,6 +49,9 @@ from sm_env.actions import IllegalActionError
 from sm_env.aec import RENDER_MODES, raw_env
 from sm_env.aec_v1 import raw_env_v1
 from sm_env.core.errors import ConfigError
+from sm_env.core.scenarios import scenario_names
+from sm_env.core.state import GameState
+from sm_env.shaping import Shaper
 
 Opponent = Any  # see the module docstring for the accepted kinds
 ILLEGAL_ACTIONS = ("penalize", "terminate", "raise")
@@ -56,6 +70,11 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        shaping: str | None = None,
+        shaping_gamma: float = 1.0,
+        shaping_scale: float = 1.0,
+        scenario: str | tuple[str, ...] | None = None,
+        scenario_prob: float = 1.0,
         **config: Any,
     ) -> None:
         if illegal_action not in ILLEGAL_ACTIONS:
@@ -66,6 +85,14 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ConfigError(
                 f"render_mode must be one of {', '.join(RENDER_MODES)} or None, got {render_mode!r}"
             )
+        self.shaper = None if shaping is None else Shaper(shaping, shaping_gamma, shaping_scale)
+        self.shaping_gamma = float(shaping_gamma)
+        self.shaping_scale = float(shaping_scale)
+        self.scenario = scenario_names(scenario)
+        if not 0.0 <= scenario_prob <= 1.0:
+            raise ConfigError(f"scenario_prob must be in [0, 1], got {scenario_prob!r}")
+        self.scenario_prob = float(scenario_prob)
+        self._scenario_applied = False
         # The board comes as text from the AEC env; "human" prints it here, once a step.
         self.aec = self.aec_class(render_mode=None if render_mode is None else "ansi", **config)
         self.illegal_action = illegal_action
@@ -87,12 +114,23 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         self._ended_by_illegal_action = False
         game_seed = int(self.np_random.integers(2**32)) if seed is None else seed
-        self.aec.reset(seed=game_seed)
+        # prob 1 draws nothing, so the opponents' random stream is as without a scenario
+        self._scenario_applied = bool(self.scenario) and (
+            self.scenario_prob >= 1.0 or float(self.np_random.random()) < self.scenario_prob
+        )
+        scenario = (
+            {"scenario": self.scenario, "scenario_agent": self.learner} if self._scenario_applied else None
+        )
+        self.aec.reset(seed=game_seed, options=scenario)
         self._play_opponents()
         # Anything the learner earned before its first decision comes with its first reward.
         self._carried = float(self.aec._cumulative_rewards[self.learner])
+        if self.shaper is not None:
+            self.shaper.reset(self._board(), self._seat())
         self._render_human()
-        return self._observation(), self._info()
+        info = self._info()
+        info["scenario"] = self._scenario_applied
+        return self._observation(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         aec = self.aec
@@ -109,14 +147,37 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._play_opponents()
         reward = float(aec._cumulative_rewards[self.learner]) + self._carried
         self._carried = 0.0
+        terminated = aec.terminations[self.learner]
+        shaping = self._shaping(terminated)
         self._render_human()
-        return (
-            self._observation(),
-            reward,
-            aec.terminations[self.learner],
-            aec.truncations[self.learner],
-            self._info(),
-        )
+        info = self._info()
+        info["revenue_reward"] = reward
+        info["shaping"] = shaping
+        return self._observation(), reward + shaping, terminated, aec.truncations[self.learner], info
+
+    def _shaping(self, terminated: bool) -> float:
+        """The shaping term from the learner's previous step to now (0.0 without shaping)."""
+        if self.shaper is None:
+            return 0.0
+        return self.shaper.step(self._board(), self._seat(), terminated)
+
+    def _board(self) -> GameState:
+        game = self.aec.game
+        assert game is not None
+        return game
+
+    def _seat(self) -> int:
+        return self.aec.seat_of(self.learner)
+
+    def signal_options(self) -> dict[str, Any]:
+        """The learning-signal settings, for a run's metadata (docs/signals.md)."""
+        return {
+            "shaping": None if self.shaper is None else self.shaper.name,
+            "shaping_gamma": self.shaping_gamma,
+            "shaping_scale": self.shaping_scale,
+            "scenario": list(self.scenario) or None,
+            "scenario_prob": self.scenario_prob,
+        }
 
     def _illegal_step(self, action: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         """A masked action: nothing happens in the game; it costs ``illegal_reward``."""
@@ -127,8 +188,12 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
         info = self._info(revenue_events=False)
         info["illegal_action"] = True
         info["illegal_reason"] = reason
+        shaping = self._shaping(self._ended_by_illegal_action)
+        info["revenue_reward"] = 0.0
+        info["shaping"] = shaping
         self._render_human()
-        return self._observation(), self.illegal_reward, self._ended_by_illegal_action, False, info
+        reward = self.illegal_reward + shaping
+        return self._observation(), reward, self._ended_by_illegal_action, False, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's mask, as a bool array (sb3-contrib's MaskablePPO calls this)."""
