@@ -20,6 +20,7 @@ from agents.freight import FreightBot
 from agents.passenger import PassengerBot
 from agents.policy import PolicyBot
 from agents.random_agent import RandomAgent
+from agents.search import SearchBot
 
 ParamValue = bool | int | float | str
 
@@ -85,6 +86,15 @@ register(
         "a MaskablePPO policy trained on StationMaster-v1 (default: the one shipped, 3 offices)",
         PolicyBot,
         {"path": "", "deterministic": True},
+    )
+)
+register(
+    BotSpec(
+        SearchBot.name,
+        int(SearchBot.version),
+        "determinized rollouts of its top candidates, the passenger bot playing on",
+        SearchBot,
+        dict(SearchBot.DEFAULTS),
     )
 )
 

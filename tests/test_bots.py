@@ -50,7 +50,8 @@ from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
 from sm_env.core.state import HIDDEN, GameState, SeatView
 
-BOT_NAMES = tuple(name for name in REGISTRY if name != "random")
+BOT_NAMES = tuple(name for name in REGISTRY if name not in ("random", "search"))  # the heuristics
+# (the search bot has its own tests: tests/test_search_bot.py)
 EMPTY_BOXCAR = car_code(BOXCAR, False)
 LOADED_BOXCAR = car_code(BOXCAR, True)
 LOADED_COACH = car_code(COACH, True)

@@ -1,0 +1,238 @@
+"""The search bot: determinized rollouts over its own seat view (issue 15).
+
+At each decision with more than one legal intent, the bot
+
+1. asks a heuristic prior (the ``passenger`` bot, deciding on the same view) what it would
+   choose and how it values the options, and keeps the prior's choice plus the next best
+   options, ``top_k`` candidates in all;
+2. deals the hidden cards at random (``view.determinize`` from its own seeded ``Rng``): one
+   determinization per round, shared by every candidate of the round (common random numbers:
+   the same hidden cards, the same dice stream and the same rollout bots' seeds);
+3. on a clone of the round's determinization applies each candidate and lets the ``passenger``
+   bot play every seat (each on its own ``sim.view(seat)``) for ``horizon`` Stage ends, or to
+   the end of the game;
+4. scores the candidate: the seat's revenue change less ``rival`` times the best opponent's
+   (co-op: the team's total change), plus, when the rollout stopped before the game's end,
+   ``w_progress`` per Laborer step spent on loads still underway at the seat's office;
+5. takes the best mean; the prior's choice stays unless another candidate beats it by more
+   than ``margin`` (ties and near-ties go to the heuristic, so rollout noise does not override
+   it for nothing).
+
+It never reads the game state: ``choose`` gets a ``SeatView``, which holds no reference to the
+state; everything hidden is sampled.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from agents.common import cargo_progress
+from agents.passenger import PassengerBot
+from sm_env.core.config import Mode
+from sm_env.core.intents import Discard, EndTurn, Intent, PlaceCard, PlaceModifier, PlayCard
+from sm_env.core.phases import Phase
+from sm_env.core.rng import Rng
+from sm_env.core.state import GameState, SeatView
+
+_MASK = 0xFFFFFFFF
+MAX_ROLLOUT_STEPS = 5000  # a guard: a whole 5-day game at 6 offices takes fewer decisions
+
+
+class _Prior(PassengerBot):
+    """The passenger bot, keeping the option values it weighed in its last ``pick``."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.options: list[tuple[float, Intent]] = []
+
+    def pick(self, board: GameState, options: list[tuple[float, Intent]]) -> Intent:
+        self.options = options
+        return super().pick(board, options)
+
+
+class SearchBot:
+    """Search bot: determinized rollouts with the ``passenger`` bot as rollout policy.
+
+    Strategy: see the module docstring. The prior's values order the candidates: in Local
+    Operations and when making up a train they are the passenger bot's own option values; in
+    card play its value of playing a card, the discards ranked by how little the card is
+    worth to it; elsewhere (Cargo, Clearance, Extras, RED FLAG) the prior's choice comes first
+    and the others in listed order.
+
+    Parameters (constructor keywords, defaults in ``DEFAULTS``; all numbers):
+
+    - ``rollouts`` (16): rollouts per decision, in all candidates together — the budget. It is
+      spent in whole rounds (one rollout per candidate on one determinization), so a decision
+      uses ``rollouts // candidates * candidates`` of them, never more. ``last_rollouts`` is
+      the count of the last decision (0 when only one intent was legal).
+    - ``seconds`` (0.0): when > 0, also stop starting rounds once this much wall time is spent
+      on the decision (at least one round is run). Timing makes choices depend on the machine:
+      not bit-for-bit deterministic. 0 leaves only the rollout budget (deterministic).
+    - ``horizon`` (4): Stage ends a rollout plays through (the rest of this Stage counts as
+      one); 0 plays to the end of the game.
+    - ``top_k`` (4): candidates searched (the prior's choice and its next best).
+    - ``rival`` (0.5): weight of the best opponent's revenue change, subtracted (competitive).
+    - ``margin`` (0.1): revenue by which a candidate must beat the prior's choice on the mean.
+    - ``w_progress`` (0.2): value of one Laborer step spent on a load still underway when a
+      rollout is cut off.
+    - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
+      prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
+      prior's choice stands (0: always spend the whole budget). Deterministic.
+
+    Two budgets make sense: ``search`` (16 rollouts, the low budget, for tournaments) and
+    ``search:rollouts=64`` (the high budget, about four times slower).
+    """
+
+    name: str = "search"
+    version: str = "1"
+    DEFAULTS: ClassVar[dict[str, int | float]] = {
+        "rollouts": 16,
+        "seconds": 0.0,
+        "horizon": 4,
+        "top_k": 4,
+        "rival": 0.5,
+        "margin": 0.1,
+        "w_progress": 0.2,
+        "patience": 2,
+    }
+    _INTS: ClassVar[tuple[str, ...]] = ("rollouts", "horizon", "top_k", "patience")
+
+    def __init__(self, seed: int, **params: Any) -> None:
+        unknown = sorted(set(params) - set(self.DEFAULTS))
+        if unknown:
+            raise TypeError(f"SearchBot has no parameter(s) {', '.join(unknown)}")
+        merged = {**self.DEFAULTS, **params}
+        for key in self._INTS:
+            value = merged[key]
+            if isinstance(value, bool) or int(value) != value:
+                raise ValueError(f"{key} must be an integer, got {value!r}")
+            merged[key] = int(value)
+        if merged["rollouts"] < 1 or merged["top_k"] < 1:
+            raise ValueError("rollouts and top_k must be at least 1")
+        if merged["horizon"] < 0 or merged["seconds"] < 0 or merged["patience"] < 0:
+            raise ValueError("horizon, seconds and patience must not be negative")
+        self.params: dict[str, int | float] = merged
+        self.rollouts = int(merged["rollouts"])
+        self.seconds = float(merged["seconds"])
+        self.horizon = int(merged["horizon"])
+        self.top_k = int(merged["top_k"])
+        self.rival = float(merged["rival"])
+        self.margin = float(merged["margin"])
+        self.w_progress = float(merged["w_progress"])
+        self.patience = int(merged["patience"])
+        self.seed = seed & _MASK
+        self.rng = Rng(self.seed)
+        self.prior = _Prior(self.rng.next_u32())
+        self.last_rollouts = 0  # rollouts spent on the last decision
+        self.reason: str | None = None
+
+    # ------------------------------------------------------------------ the decision
+
+    def choose(self, view: SeatView) -> Intent:
+        legal = view.legal_intents()
+        if not legal:
+            raise ValueError(f"seat {view.seat} has no decision to make now")
+        self.last_rollouts = 0
+        if len(legal) == 1:
+            self.reason = "the only decision there is"
+            return legal[0]
+        start = time.perf_counter()
+        candidates = self.candidates(view, legal)
+        heuristic = candidates[0]
+        if len(candidates) == 1:
+            self.reason = f"the heuristic's choice ({self.prior.reason})"
+            return heuristic
+        board = view.board
+        seat = view.seat
+        stop = board.stages_played + self.horizon if self.horizon else 1 << 30
+        totals = [0.0] * len(candidates)
+        rounds = 0
+        differ = False  # has any candidate scored unlike the prior's choice in some round?
+        for _ in range(self.rollouts // len(candidates)):
+            if rounds and self.seconds and time.perf_counter() - start >= self.seconds:
+                break
+            if self.patience and rounds >= self.patience and not differ:
+                break  # nothing it tries changes anything within the horizon
+            deal = view.determinize(Rng(self.rng.next_u32()))
+            policy_seed = self.rng.next_u32()
+            base = self.score(deal, seat, True)
+            scores = []
+            for intent in candidates:
+                sim = deal.clone()
+                sim.apply(intent, validate=False)
+                scores.append(self.play_out(sim, seat, stop, policy_seed) - base)
+            differ = differ or any(v != scores[0] for v in scores)
+            totals = [t + v for t, v in zip(totals, scores, strict=True)]
+            rounds += 1
+        self.last_rollouts = rounds * len(candidates)
+        means = [t / rounds for t in totals]
+        best = max(range(len(candidates)), key=lambda c: (means[c], -c))
+        if best != 0 and means[best] <= means[0] + self.margin:
+            best = 0
+        runner = max((c for c in range(len(candidates)) if c != best), key=lambda c: (means[c], -c))
+        which = "the heuristic's choice" if best == 0 else "overrides the heuristic"
+        self.reason = (
+            f"{which}, best of {len(candidates)} candidates over {self.last_rollouts} rollouts: "
+            f"{means[best]:+.2f} against {means[runner]:+.2f}"
+        )
+        return candidates[best]
+
+    def candidates(self, view: SeatView, legal: list[Intent]) -> list[Intent]:
+        """The prior's choice first, then its next best options, ``top_k`` in all (fewer when
+        the budget cannot give each of them a rollout)."""
+        prior = self.prior
+        prior.options = []
+        choice = prior.choose(view)
+        values: dict[Intent, float] = {}
+        if view.board.phase is Phase.CARD_PLAY:
+            board = view.board
+            for intent in legal:
+                if isinstance(intent, PlayCard | PlaceCard | PlaceModifier):
+                    values[intent] = prior.play_value(view, board, intent)
+                elif isinstance(intent, Discard):
+                    values[intent] = -prior.card_value(board, view.seat, intent.card) - 0.5
+                elif isinstance(intent, EndTurn):
+                    values[intent] = 0.0
+        else:
+            values = {intent: value for value, intent in prior.options}
+        order = sorted(
+            (i for i in range(len(legal)) if legal[i] != choice),
+            key=lambda i: (-values.get(legal[i], float("-inf")), i),
+        )
+        k = min(self.top_k, self.rollouts)
+        return [choice, *(legal[i] for i in order)][:k]
+
+    # ------------------------------------------------------------------ rollouts
+
+    def play_out(self, sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
+        """Let the passenger bot play every seat of ``sim`` until ``stop`` Stages have been
+        played (or the game ends); the seat's score at the end."""
+        bots = [PassengerBot((policy_seed + s * 0x9E3779B9) & _MASK) for s in range(sim.n)]
+        for _ in range(MAX_ROLLOUT_STEPS):
+            if sim.is_terminal() or sim.stages_played >= stop:
+                break
+            legal = sim.legal_intents()
+            if len(legal) == 1:
+                intent = legal[0]
+            else:
+                actor = sim.current_player()
+                intent = bots[actor].choose(sim.view(actor))
+            sim.apply(intent, validate=False)
+        return self.score(sim, seat, not sim.is_terminal())
+
+    def score(self, state: GameState, seat: int, cut: bool) -> float:
+        """The seat's revenue (co-op: the team's), less ``rival`` times the best opponent's;
+        plus the load progress at its office when the rollout was ``cut`` short."""
+        revenue = state.revenue_by_seat
+        if state.config.mode is Mode.COOP:
+            value = float(sum(revenue))
+        else:
+            others = [r for s, r in enumerate(revenue) if s != seat]
+            value = revenue[seat] - (self.rival * max(others) if others else 0.0)
+        if cut and self.w_progress:
+            value += self.w_progress * cargo_progress(state, state.office_of_seat[seat])
+        return value
+
+
+__all__ = ["SearchBot"]
