@@ -1,0 +1,169 @@
+"""The search bot (agents.search): always legal, within its rollout budget, deterministic for a
+seed, deciding on its seat view only, and made from spec text by the registry."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import new_state
+
+from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, seat_seed
+from agents.search import SearchBot
+from sm_env.core.intents import Intent
+from sm_env.core.rng import Rng
+from sm_env.core.state import GameState, SeatView
+
+SMALL = "search:rollouts=4,horizon=2"
+
+
+class Watched:
+    """Asserts every choice is legal and the budget is kept; records the decisions."""
+
+    def __init__(self, bot: SearchBot) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.log: list[tuple[Intent, int]] = []
+
+    def choose(self, view: SeatView) -> Intent:
+        legal = view.legal_intents()
+        intent = self.bot.choose(view)
+        assert intent in legal, f"{intent} is not a legal intent"
+        spent = self.bot.last_rollouts
+        assert 0 <= spent <= self.bot.rollouts
+        if len(legal) == 1:
+            assert spent == 0
+        reason = self.bot.reason
+        assert isinstance(reason, str) and reason and "\n" not in reason
+        self.log.append((intent, spent))
+        return intent
+
+
+def search_bot(text: str, seed: int) -> SearchBot:
+    bot = make_bot(text, seed)
+    assert isinstance(bot, SearchBot)
+    return bot
+
+
+def mid_game(seed: int, stages: int) -> GameState:
+    """A 3-office game played by the passenger bot until ``stages`` Stages are done."""
+    state = new_state(3, seed, days=1)
+    bots = [make_bot("passenger", seat_seed(seed, s)) for s in range(3)]
+    while state.stages_played < stages:
+        seat = state.current_player()
+        state.apply(bots[seat].choose(state.view(seat)))
+    return state
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_search_bot_always_legal_and_within_budget(seed: int) -> None:
+    """Whole one-day games at 3 offices, the search bot mixed with heuristics: every choice is
+    one of the view's legal intents, and no decision spends more rollouts than the budget
+    (none when one intent is legal)."""
+    state = new_state(3, seed, days=1, emergency_toolbox=seed == 2)
+    watched = Watched(search_bot(SMALL, seat_seed(seed, seed % 3)))
+    kinds = ["passenger", "freight", "dispatcher"]
+    agents: list[Agent] = [make_bot(kinds[s], seat_seed(seed, s)) for s in range(3)]
+    agents[seed % 3] = watched
+    play_game(state, agents)
+    assert state.is_terminal()
+    assert len(watched.log) > 20
+    assert any(spent > 0 for _, spent in watched.log)
+
+
+def test_search_bot_legal_in_a_two_day_game_at_a_larger_budget() -> None:
+    """A 2-day game, two search seats and a random one: legal, within 6 rollouts a decision."""
+    seed = 3
+    state = new_state(3, seed, days=2)
+    bots = [Watched(search_bot("search:rollouts=6,horizon=1,top_k=3", seat_seed(seed, s))) for s in (0, 1)]
+    play_game(state, [bots[0], make_bot("random", seat_seed(seed, 2)), bots[1]])
+    assert state.is_terminal()
+    assert max(spent for bot in bots for _, spent in bot.log) <= 6
+
+
+def test_search_bot_is_deterministic_for_a_seed() -> None:
+    """Two bots with the same seed in the same game make the same decisions; another seed may
+    not (and the game stays legal either way)."""
+
+    def game(bot_seed: int) -> tuple[list[Intent], str]:
+        state = new_state(3, 11, days=1)
+        agents: list[Agent] = [make_bot("passenger", seat_seed(11, s)) for s in range(3)]
+        agents[1] = search_bot(SMALL, bot_seed)
+        return play_game(state, agents), state.state_hash()
+
+    first = game(42)
+    assert game(42) == first
+    game(43)  # a different seed: its own stream, possibly other choices
+
+
+@pytest.mark.parametrize(("seed", "stages"), [(5, 3), (6, 5), (7, 8)])
+def test_search_bot_never_reads_hidden_information(seed: int, stages: int) -> None:
+    """Two full games that give the deciding seat the same view but differ in what it cannot
+    see (the other hands, the Home Office order, the random stream), built with
+    ``determinize`` from two rngs, get the same choices from two bots with the same seed, for
+    as long as the two games still show the seat the same view."""
+    state = mid_game(seed, stages)
+    seat = state.current_player()
+    view = state.view(seat)
+    one, two = view.determinize(Rng(1)), view.determinize(Rng(2))
+    assert one.hands != two.hands or one.home_office != two.home_office
+    assert one.view(seat) == two.view(seat) == view
+    real, twin = search_bot(SMALL, 99), search_bot(SMALL, 99)
+    checked = 0
+    while not one.is_terminal() and one.view(seat) == two.view(seat):
+        actor = one.current_player()
+        if actor == seat:
+            intent = real.choose(one.view(seat))
+            assert twin.choose(two.view(seat)) == intent
+            assert real.reason == twin.reason
+            checked += 1
+        else:
+            intent = one.legal_intents()[0]  # the other seats play alike in both games
+        one.apply(intent)
+        two.apply(intent)
+    assert checked >= 1
+
+
+def test_search_bot_view_holds_no_state() -> None:
+    """A seat view holds no reference to the state behind it: the bot cannot reach it."""
+    state = mid_game(6, 2)
+    view = state.view(state.current_player())
+    assert set(SeatView.__slots__) == {"seat", "board", "_legal", "_rules"}
+    assert view.board is not state
+    with pytest.raises(TypeError):
+        view.board.legal_intents()  # the board copy cannot be played
+    bot = search_bot(SMALL, 7)
+    before = state.state_hash()
+    assert bot.choose(view) in view.legal_intents()
+    assert state.state_hash() == before
+
+
+def test_search_bot_from_the_registry() -> None:
+    """``make_bot`` parses the spec text into the bot's keywords; a bad parameter or value is a
+    BotSpecError."""
+    spec = REGISTRY["search"]
+    assert spec.version >= 1 and spec.summary
+    assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in spec.params.values())
+    bot = search_bot("search:rollouts=4", 1)
+    assert bot.rollouts == 4 and bot.params["horizon"] == spec.params["horizon"]
+    assert search_bot("search", 1).rollouts == spec.params["rollouts"]
+    for bad in (
+        "search:nope=1",
+        "search:rollouts=x",
+        "search:rollouts=0",
+        "search:horizon=-1",
+        "search:top_k=1.5",
+    ):
+        with pytest.raises(BotSpecError):
+            make_bot(bad, 1)
+    with pytest.raises(TypeError, match="no parameter"):
+        SearchBot(1, nope=1)
+
+
+def test_search_bot_time_budget_stops_early() -> None:
+    """``seconds`` stops a large rollout budget after the first round."""
+    state = mid_game(8, 2)
+    bot = search_bot("search:rollouts=1000,seconds=0.000001,patience=0,horizon=1", 3)
+    while len(state.legal_intents()) < 2:
+        state.apply(state.legal_intents()[0])
+    view = state.view(state.current_player())
+    assert bot.choose(view) in view.legal_intents()
+    assert 0 < bot.last_rollouts <= bot.top_k
