@@ -28,7 +28,14 @@ from conftest import (
 )
 
 from agents import REGISTRY, Agent, RandomAgent, make_bot, play_game, seat_seed
-from agents.common import eta, expected_visits, following_gap, passive_intent, timetable_capacity
+from agents.common import (
+    HeuristicBot,
+    eta,
+    expected_visits,
+    following_gap,
+    passive_intent,
+    timetable_capacity,
+)
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
@@ -50,8 +57,12 @@ from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
 from sm_env.core.state import HIDDEN, GameState, SeatView
 
-BOT_NAMES = tuple(name for name in REGISTRY if name not in ("random", "search"))  # the heuristics
-# (the search bot has its own tests: tests/test_search_bot.py)
+# The heuristics; the search and policy bots have their own tests (test_search_bot.py, test_policy_bot.py).
+BOT_NAMES = tuple(
+    name
+    for name, spec in REGISTRY.items()
+    if isinstance(spec.factory, type) and issubclass(spec.factory, HeuristicBot)
+)
 EMPTY_BOXCAR = car_code(BOXCAR, False)
 LOADED_BOXCAR = car_code(BOXCAR, True)
 LOADED_COACH = car_code(COACH, True)
