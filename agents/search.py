@@ -34,6 +34,7 @@ from sm_env.core.intents import Discard, EndTurn, Intent, PlaceCard, PlaceModifi
 from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, SeatView
+from sm_env.shaping import prospects
 
 _MASK = 0xFFFFFFFF
 MAX_ROLLOUT_STEPS = 5000  # a guard: a whole 5-day game at 6 offices takes fewer decisions
@@ -76,6 +77,10 @@ class SearchBot:
     - ``margin`` (0.1): revenue by which a candidate must beat the prior's choice on the mean.
     - ``w_progress`` (0.2): value of one Laborer step spent on a load still underway when a
       rollout is cut off.
+    - ``w_prospects`` (1.0): weight of the revenue the seat's position can still earn when a
+      rollout is cut off: the ``prospects`` potential of ``sm_env.shaping`` (docs/signals.md),
+      read from the public board only. It tells apart candidates that earn nothing within the
+      horizon but leave a coach boarded, a load spotted or a car on the Running Track.
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
@@ -85,7 +90,7 @@ class SearchBot:
     """
 
     name: str = "search"
-    version: str = "1"
+    version: str = "2"  # 2: the prospects potential at the cut-off
     DEFAULTS: ClassVar[dict[str, int | float]] = {
         "rollouts": 16,
         "seconds": 0.0,
@@ -94,6 +99,7 @@ class SearchBot:
         "rival": 0.5,
         "margin": 0.1,
         "w_progress": 0.2,
+        "w_prospects": 1.0,
         "patience": 2,
     }
     _INTS: ClassVar[tuple[str, ...]] = ("rollouts", "horizon", "top_k", "patience")
@@ -120,6 +126,7 @@ class SearchBot:
         self.rival = float(merged["rival"])
         self.margin = float(merged["margin"])
         self.w_progress = float(merged["w_progress"])
+        self.w_prospects = float(merged["w_prospects"])
         self.patience = int(merged["patience"])
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
@@ -223,7 +230,8 @@ class SearchBot:
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:
         """The seat's revenue (co-op: the team's), less ``rival`` times the best opponent's;
-        plus the load progress at its office when the rollout was ``cut`` short."""
+        plus the load progress at its office and its prospects when the rollout was ``cut``
+        short."""
         revenue = state.revenue_by_seat
         if state.config.mode is Mode.COOP:
             value = float(sum(revenue))
@@ -232,6 +240,8 @@ class SearchBot:
             value = revenue[seat] - (self.rival * max(others) if others else 0.0)
         if cut and self.w_progress:
             value += self.w_progress * cargo_progress(state, state.office_of_seat[seat])
+        if cut and self.w_prospects:
+            value += self.w_prospects * prospects(state, seat)
         return value
 
 
