@@ -307,7 +307,7 @@ def _train(args: argparse.Namespace) -> int:
     run = train(settings, out, resume=args.resume, progress=not args.quiet, stop_after=args.stop_after)
     done = json.loads(run.checkpoint.read_text())["segment"]
     if not run.final.exists():
-        print(f"stopped in {run.root} after segment {done}; go on with: station-master train --out {out} --resume")
+        print(f"stopped in {run.root} after segment {done}; go on: station-master train --out {out} --resume")
         return 0
     print(f"trained {run.root} ({done} segments): best.npz, final.npz, progress.csv, curve.png")
     print(f"play it: --bots policy:path={run.best}")

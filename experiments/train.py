@@ -159,8 +159,8 @@ class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
         self.snapshot_prob = snapshot_prob
         self.pool: list[str] = []
         self._rng = np.random.default_rng(0)
-        self._players: list[Any] = []
-        self._snapshots: list[Any] = []
+        self._players: dict[str, list[Any]] = {}
+        self._snapshots: dict[str, list[Any]] = {}
         self._build(0)
 
     def set_pool(self, paths: Sequence[str]) -> None:
@@ -168,9 +168,18 @@ class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
         self.pool = list(paths)
 
     def _build(self, seed: int) -> None:
+        """Every seat its own bots: a bot keeps plans and caches for the seat it plays."""
         self._rng = np.random.default_rng(seed)
-        self._players = [make_bot(spec, seat_seed(seed, i)) for i, spec in enumerate(self.bots)]
-        self._snapshots = [PolicyBot(seat_seed(seed, 100 + i), path) for i, path in enumerate(self.pool)]
+        agents = self.env.unwrapped.aec.possible_agents  # type: ignore[attr-defined]
+        self._players, self._snapshots = {}, {}
+        for a, agent in enumerate(agents):
+            base = 1000 * (a + 1)
+            self._players[agent] = [
+                make_bot(spec, seat_seed(seed, base + i)) for i, spec in enumerate(self.bots)
+            ]
+            self._snapshots[agent] = [
+                PolicyBot(seat_seed(seed, base + 500 + i), path) for i, path in enumerate(self.pool)
+            ]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -184,10 +193,11 @@ class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
         for agent in agents:
             if agent == learner:
                 continue
-            if self._snapshots and self._rng.random() < self.snapshot_prob:
-                opponents[agent] = self._snapshots[int(self._rng.integers(len(self._snapshots)))]
+            snapshots, players = self._snapshots[agent], self._players[agent]
+            if snapshots and self._rng.random() < self.snapshot_prob:
+                opponents[agent] = snapshots[int(self._rng.integers(len(snapshots)))]
             else:
-                opponents[agent] = self._players[int(self._rng.integers(len(self._players)))]
+                opponents[agent] = players[int(self._rng.integers(len(players)))]
         base.set_seats(learner, opponents)  # type: ignore[attr-defined]
         if seed is None:
             seed = int(self._rng.integers(2**32))
@@ -521,7 +531,7 @@ def train(
     else:
         if run.root.exists() and any(run.root.iterdir()):
             raise TrainError(f"{run.root} is not empty: pick a new --out, or --resume it")
-        run.root.mkdir(parents=True, exist_ok=True)
+        run.checkpoints.mkdir(parents=True, exist_ok=True)
         meta = {
             "settings": settings.to_json(),
             "command": _command(settings, run.root),
@@ -534,7 +544,7 @@ def train(
     venv = _vec_env(settings)
     policy_kwargs = {"net_arch": {"pi": list(settings.net), "vf": list(settings.net)}}
     try:
-        if state["segment"]:
+        if run.model_at(state["timesteps"]).exists():
             model = MaskablePPO.load(run.model_at(state["timesteps"]), env=venv, device="cpu")
         else:
             set_random_seed(settings.seed)
@@ -560,6 +570,8 @@ def train(
                 meta = json.loads(run.meta.read_text())
                 meta["warm_start"] = figures
                 run.meta.write_text(json.dumps(meta, indent=2) + "\n")
+                model.save(run.model_at(0))  # a resume need not clone again
+                _write_json(run.checkpoint, state)
         fields = _progress_fields(settings)
         if not run.progress.exists():
             with open(run.progress, "w", newline="") as f:
@@ -625,8 +637,7 @@ def train(
                 csv.DictWriter(f, fieldnames=fields).writerow(row)
             plot_curve(run.progress, run.curve, settings.eval_bots)
             model.save(run.model_at(timesteps))
-            if state["timesteps"]:
-                run.model_at(state["timesteps"]).unlink(missing_ok=True)  # the last one is enough
+            run.model_at(state["timesteps"]).unlink(missing_ok=True)  # the last one is enough
             state.update(segment=segment + 1, timesteps=timesteps, elapsed_s=elapsed)
             _write_json(run.checkpoint, state)
             bar.set_postfix(eval=f"{score:.2f}", pool=len(state["pool"]))

@@ -102,6 +102,8 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
         env.reset(seed=seed)
         base = env.unwrapped
         learners.add(base.learner)
+        # every seat its own bot: a heuristic keeps plans and caches for the seat it plays
+        assert len({id(o) for o in base.opponents.values()}) == len(base.opponents)
         kinds.update(type(o).__name__ for o in base.opponents.values())
     assert learners == {"office_0", "office_1"}
     assert kinds == {"PassengerBot", "RandomAgent", "PolicyBot"}
