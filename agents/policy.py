@@ -122,7 +122,18 @@ class PolicyBot:
 
     def __init__(self, seed: int, path: str = "", deterministic: bool = True) -> None:
         self.path = Path(path) if path else shipped_policy_path()
-        self.net = PolicyNet.load(self.path)
+        self._setup(seed, PolicyNet.load(self.path), deterministic)
+
+    @classmethod
+    def with_net(cls, seed: int, net: PolicyNet, path: str, deterministic: bool = True) -> PolicyBot:
+        """A bot of a policy already loaded from ``path`` (many games, one load)."""
+        bot = cls.__new__(cls)
+        bot.path = Path(path)
+        bot._setup(seed, net, deterministic)
+        return bot
+
+    def _setup(self, seed: int, net: PolicyNet, deterministic: bool) -> None:
+        self.net = net
         self.deterministic = bool(deterministic)
         self.rng = Rng(seed & 0xFFFFFFFF)
         self.reason: str | None = None

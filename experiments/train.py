@@ -44,7 +44,7 @@ import gymnasium
 import numpy as np
 
 from agents import make_bot, play_game, seat_seed
-from agents.policy import PolicyBot, export_policy
+from agents.policy import PolicyBot, PolicyNet, export_policy
 from sm_env.core.config import RULES_EDITION, GameConfig
 from sm_env.core.engine import new_game
 
@@ -147,9 +147,10 @@ class TrainSettings:
 
 
 class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
-    """Seats the learner at random and draws each opponent from the bots and the snapshot pool,
-    at every reset. A seeded reset rebuilds every opponent from that seed, so a segment plays
-    the same whatever came before it."""
+    """Seats the learner at random and gives every other seat a new opponent at every reset,
+    as a tournament does: one of the bots, or a snapshot from the pool. Bots are made for one
+    game; they keep plans and caches for the seat they play. A seeded reset reseeds the draws,
+    so a segment plays the same whatever came before it."""
 
     def __init__(
         self, env: gymnasium.Env[np.ndarray, np.int64], bots: Sequence[str], snapshot_prob: float
@@ -158,50 +159,35 @@ class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
         self.bots = tuple(bots)
         self.snapshot_prob = snapshot_prob
         self.pool: list[str] = []
+        self._nets: dict[str, PolicyNet] = {}
         self._rng = np.random.default_rng(0)
-        self._players: dict[str, list[Any]] = {}
-        self._snapshots: dict[str, list[Any]] = {}
-        self._build(0)
 
     def set_pool(self, paths: Sequence[str]) -> None:
-        """The snapshot files opponents are drawn from, from the next seeded reset on."""
+        """The snapshot files opponents are drawn from (each loaded once, here)."""
         self.pool = list(paths)
-
-    def _build(self, seed: int) -> None:
-        """Every seat its own bots: a bot keeps plans and caches for the seat it plays."""
-        self._rng = np.random.default_rng(seed)
-        agents = self.env.unwrapped.aec.possible_agents  # type: ignore[attr-defined]
-        self._players, self._snapshots = {}, {}
-        for a, agent in enumerate(agents):
-            base = 1000 * (a + 1)
-            self._players[agent] = [
-                make_bot(spec, seat_seed(seed, base + i)) for i, spec in enumerate(self.bots)
-            ]
-            self._snapshots[agent] = [
-                PolicyBot(seat_seed(seed, base + 500 + i), path) for i, path in enumerate(self.pool)
-            ]
+        self._nets = {path: self._nets.get(path) or PolicyNet.load(path) for path in self.pool}
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         if seed is not None:
-            self._build(seed)
+            self._rng = np.random.default_rng(seed)
+        rng = self._rng
         base = self.env.unwrapped
         agents = list(base.aec.possible_agents)  # type: ignore[attr-defined]
-        learner = agents[int(self._rng.integers(len(agents)))]
-        opponents = {}
+        learner = agents[int(rng.integers(len(agents)))]
+        opponents: dict[str, Any] = {}
         for agent in agents:
             if agent == learner:
                 continue
-            snapshots, players = self._snapshots[agent], self._players[agent]
-            if snapshots and self._rng.random() < self.snapshot_prob:
-                opponents[agent] = snapshots[int(self._rng.integers(len(snapshots)))]
+            bot_seed = int(rng.integers(2**32))
+            if self.pool and rng.random() < self.snapshot_prob:
+                path = self.pool[int(rng.integers(len(self.pool)))]
+                opponents[agent] = PolicyBot.with_net(bot_seed, self._nets[path], path)
             else:
-                opponents[agent] = players[int(self._rng.integers(len(players)))]
+                opponents[agent] = make_bot(self.bots[int(rng.integers(len(self.bots)))], bot_seed)
         base.set_seats(learner, opponents)  # type: ignore[attr-defined]
-        if seed is None:
-            seed = int(self._rng.integers(2**32))
-        return self.env.reset(seed=seed, options=options)
+        return self.env.reset(seed=int(rng.integers(2**32)), options=options)
 
 
 def make_env(settings: TrainSettings, pool: Sequence[str] = ()) -> gymnasium.Env[np.ndarray, np.int64]:
@@ -244,13 +230,13 @@ def _demonstrations(task: tuple[TrainSettings, int, int]) -> dict[str, np.ndarra
     env = SeatPool(
         gymnasium.make("sm_env:StationMaster-v1", **settings.env_kwargs()), settings.opponents, 0.0
     )
-    teacher = make_bot(settings.warm_start, seat_seed(first_seed, 99))
     obs_rows: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     tokens: list[int] = []
     returns: list[float] = []
     for episode in range(count):
         observation, _ = env.reset(seed=first_seed + episode)
+        teacher = make_bot(settings.warm_start, seat_seed(first_seed + episode, 99))  # one a game
         inner = env.unwrapped
         rewards: list[float] = []
         done = False

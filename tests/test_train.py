@@ -98,12 +98,16 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
     seated = env.env
     assert isinstance(seated, SeatPool)
     learners, kinds = set(), set()
+    previous: list[object] = []
     for seed in range(12):
         env.reset(seed=seed)
         base = env.unwrapped
         learners.add(base.learner)
-        # every seat its own bot: a heuristic keeps plans and caches for the seat it plays
-        assert len({id(o) for o in base.opponents.values()}) == len(base.opponents)
+        # new bots every game, one a seat: a heuristic keeps plans and caches for its seat
+        current = list(base.opponents.values())
+        assert len({id(o) for o in current}) == len(current)
+        assert not any(o is p for o in current for p in previous)
+        previous = current
         kinds.update(type(o).__name__ for o in base.opponents.values())
     assert learners == {"office_0", "office_1"}
     assert kinds == {"PassengerBot", "RandomAgent", "PolicyBot"}
