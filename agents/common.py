@@ -45,7 +45,7 @@ from sm_env.core.intents import (
     StockOutbound,
 )
 from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES
-from sm_env.core.mainline import start_line
+from sm_env.core.mainline import eta, regions, start_line
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL
 from sm_env.core.rng import Rng
@@ -104,47 +104,6 @@ def trays_at(board: GameState, office: int, cell: Cell | None = OFFICE_CELL) -> 
         for i, t in enumerate(board.trays)
         if t.train != EMPTY and t.office == office and (cell is None or t.cell == cell)
     ]
-
-
-def regions(board: GameState, line: int) -> int:
-    return board.catalogue.cards[board.mainline[line]].regions
-
-
-def eta(board: GameState, tray_index: int, office: int) -> int | None:
-    """Mainline Phases until the train arrives at ``office`` if nothing holds it (0: it stands
-    there now), or None if it will not come (it runs the other way, or is off the A/D track)."""
-    t = board.trays[tray_index]
-    d, n = t.direction, board.n
-    if t.train == EMPTY or d == 0:
-        return None
-    elapsed = 0
-    if t.office != EMPTY:
-        if t.cell != OFFICE_CELL:
-            return None  # off the A/D track: it neither leaves nor can be worked
-        if t.office == office:
-            return 0
-        here = t.office
-    elif t.at_dp:
-        here = -1 if d > 0 else n
-    elif t.line != EMPTY:
-        elapsed = regions(board, t.line) - t.region if d > 0 else t.region + 1
-        here = t.line if d > 0 else t.line - 1
-        if here == office:
-            return elapsed
-        if not 0 <= here < n:
-            return None
-    else:
-        return None
-    if (office - here) * d <= 0:
-        return None
-    line = here + 1 if d > 0 else here
-    while 0 <= line <= n:
-        elapsed += 1 + regions(board, line)
-        arrive = line if d > 0 else line - 1
-        if arrive == office:
-            return elapsed
-        line += d
-    return None
 
 
 def coaches(consist: Iterable[int]) -> tuple[int, int, int]:

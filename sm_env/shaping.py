@@ -20,6 +20,7 @@ from sm_env.core.cargo import capacity_bonus, room
 from sm_env.core.cars import COACH, FLIPPED, car_type
 from sm_env.core.collisions import COLLISION_PENALTY
 from sm_env.core.errors import ConfigError
+from sm_env.core.mainline import eta
 from sm_env.core.pieces import EMPTY, OFFICE_CELL
 from sm_env.core.state import STAGES_PER_DAY, GameState
 
@@ -38,56 +39,15 @@ RED_BOX_FULL = 0.5  # factor on what must reach a full red box (R9.1.3: the Frei
 _EMPTY_COACH, _LOADED_COACH = COACH * 2, COACH * 2 + 1
 
 
-def _regions(board: GameState, line: int) -> int:
-    return board.catalogue.cards[board.mainline[line]].regions
-
-
-def _eta(board: GameState, tray_index: int, office: int) -> int:
-    """Mainline Phases until the train reaches ``office`` if nothing holds it (0: it stands on
-    its Office card now), or -1 if it will not (runs the other way, or stands elsewhere in a
-    station off the Office card). R8.2.1: one region a phase; R8.2.2: stops at every office."""
-    t = board.trays[tray_index]
-    d, n = t.direction, board.n
-    if t.train == EMPTY or d == 0:
-        return -1
-    elapsed = 0
-    if t.office != EMPTY:
-        if t.cell != OFFICE_CELL:
-            return -1
-        if t.office == office:
-            return 0
-        here = t.office
-    elif t.at_dp:
-        here = -1 if d > 0 else n
-    elif t.line != EMPTY:
-        elapsed = _regions(board, t.line) - t.region if d > 0 else t.region + 1
-        here = t.line if d > 0 else t.line - 1
-        if here == office:
-            return elapsed
-        if not 0 <= here < n:
-            return -1
-    else:
-        return -1
-    if (office - here) * d <= 0:
-        return -1
-    line = here + 1 if d > 0 else here
-    while 0 <= line <= n:
-        elapsed += 1 + _regions(board, line)
-        if (line if d > 0 else line - 1) == office:
-            return elapsed
-        line += d
-    return -1
-
-
 def _coming(board: GameState, office: int) -> list[tuple[int, float]]:
     """(tray, weight) of the trains at or bound for ``office`` that get there before the game
     ends: ``DISCOUNT ** eta``."""
     left = (board.config.days - board.day) * STAGES_PER_DAY - board.stage
     out = []
     for i in range(len(board.trays)):
-        eta = _eta(board, i, office)
-        if 0 <= eta < left:
-            out.append((i, DISCOUNT**eta))
+        when = eta(board, i, office)
+        if when is not None and when < left:
+            out.append((i, DISCOUNT**when))
     return out
 
 

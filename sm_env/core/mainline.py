@@ -272,3 +272,47 @@ def apply_clearance(state: GameState, intent: Clearance) -> Next:
             return due
     state.mainline_queue.pop(0)
     return Step.RUN_MAINLINE
+
+
+def regions(board: GameState, line: int) -> int:
+    """Regions of the Mainline card ``line`` (D-mainline.1)."""
+    return board.catalogue.cards[board.mainline[line]].regions
+
+
+def eta(board: GameState, tray_index: int, office: int) -> int | None:
+    """Mainline Phases until the train arrives at ``office`` if nothing holds it (0: it stands
+    there now), or None if it will not come (it runs the other way, or is off the A/D track).
+    R8.2.1: one region a phase; R8.2.2: it stops at every office. A read-only query, for bots
+    and potentials (it needs only the public board)."""
+    t = board.trays[tray_index]
+    d, n = t.direction, board.n
+    if t.train == EMPTY or d == 0:
+        return None
+    elapsed = 0
+    if t.office != EMPTY:
+        if t.cell != OFFICE_CELL:
+            return None  # off the A/D track: it neither leaves nor can be worked
+        if t.office == office:
+            return 0
+        here = t.office
+    elif t.at_dp:
+        here = -1 if d > 0 else n
+    elif t.line != EMPTY:
+        elapsed = regions(board, t.line) - t.region if d > 0 else t.region + 1
+        here = t.line if d > 0 else t.line - 1
+        if here == office:
+            return elapsed
+        if not 0 <= here < n:
+            return None
+    else:
+        return None
+    if (office - here) * d <= 0:
+        return None
+    line = here + 1 if d > 0 else here
+    while 0 <= line <= n:
+        elapsed += 1 + regions(board, line)
+        arrive = line if d > 0 else line - 1
+        if arrive == office:
+            return elapsed
+        line += d
+    return None
