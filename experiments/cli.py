@@ -267,7 +267,7 @@ TRAIN_OPTIONS = {
         "shaping": "a potential for reward shaping (docs/signals.md; empty: none)",
         "shaping_gamma": "the shaping's discount",
         "shaping_scale": "the shaping's scale",
-        "scenario": "a starting scenario for the learner's seat (docs/signals.md; empty: none)",
+        "scenario": "starting scenarios of the learner's seat, A,B,... (docs/signals.md; empty: none)",
         "scenario_prob": "the share of episodes that start from the scenario",
         "n_steps": "PPO steps per env per rollout",
         "batch_size": "PPO minibatch size",

@@ -47,6 +47,8 @@ from agents import make_bot, play_game, seat_seed
 from agents.policy import PolicyBot, PolicyNet, export_policy
 from sm_env.core.config import RULES_EDITION, GameConfig
 from sm_env.core.engine import new_game
+from sm_env.core.scenarios import scenario_names
+from sm_env.shaping import potential
 
 EVAL_SEED = 1_000_000  # evaluation deals are seeds EVAL_SEED.. (training never uses them)
 
@@ -116,6 +118,10 @@ class TrainSettings:
             raise TrainError("name at least one opponent bot")
         for spec in (*self.opponents, *self.eval_bots, *([self.warm_start] if self.warm_start else [])):
             make_bot(spec, 0)  # BotSpecError names what is wrong
+        if self.shaping:
+            potential(self.shaping)  # ConfigError names the known potentials
+        if self.scenario:
+            scenario_names(self.scenario.split(","))  # ConfigError names the known scenarios
         if not self.net or min(self.net) < 1:
             raise TrainError(f"net must list layer sizes >= 1, got {self.net}")
 
@@ -127,7 +133,7 @@ class TrainSettings:
                 shaping=self.shaping, shaping_gamma=self.shaping_gamma, shaping_scale=self.shaping_scale
             )
         if self.scenario:
-            kwargs.update(scenario=self.scenario, scenario_prob=self.scenario_prob)
+            kwargs.update(scenario=scenario_names(self.scenario.split(",")), scenario_prob=self.scenario_prob)
         return kwargs
 
     def to_json(self) -> dict[str, Any]:

@@ -127,6 +127,8 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
         ({"opponents": ("nobody",)}, "unknown bot 'nobody'"),
         ({"snapshot_prob": 1.5}, "snapshot_prob and scenario_prob must lie in [0, 1]"),
         ({"timesteps": 0}, "timesteps must be at least 1"),
+        ({"shaping": "nonsense"}, "unknown shaping potential 'nonsense' (known: prospects, exposure)"),
+        ({"scenario": "upgraded_office,nowhere"}, "nowhere"),
     ],
 )
 def test_bad_settings_are_refused(changes: dict[str, object], message: str) -> None:
