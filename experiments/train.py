@@ -47,6 +47,7 @@ from agents import make_bot, play_game, seat_seed
 from agents.policy import PolicyBot, PolicyNet, export_policy
 from sm_env.core.config import RULES_EDITION, GameConfig
 from sm_env.core.engine import new_game
+from sm_env.core.errors import ConfigError
 from sm_env.core.scenarios import scenario_names
 from sm_env.shaping import potential
 
@@ -118,10 +119,13 @@ class TrainSettings:
             raise TrainError("name at least one opponent bot")
         for spec in (*self.opponents, *self.eval_bots, *([self.warm_start] if self.warm_start else [])):
             make_bot(spec, 0)  # BotSpecError names what is wrong
-        if self.shaping:
-            potential(self.shaping)  # ConfigError names the known potentials
-        if self.scenario:
-            scenario_names(self.scenario.split(","))  # ConfigError names the known scenarios
+        try:
+            if self.shaping:
+                potential(self.shaping)  # names the known potentials
+            if self.scenario:
+                scenario_names(self.scenario.split(","))  # names the known scenarios
+        except ConfigError as err:
+            raise TrainError(str(err)) from None
         if not self.net or min(self.net) < 1:
             raise TrainError(f"net must list layer sizes >= 1, got {self.net}")
 
