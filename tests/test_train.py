@@ -23,18 +23,18 @@ from sm_env.core.engine import new_game  # noqa: E402
 TINY = TrainSettings(
     offices=2,
     days=1,
-    timesteps=512,
+    timesteps=2048,  # a few thousand steps: two segments of two rollouts
     seed=3,
     envs=2,
     opponents=("passenger", "random"),
-    segment=256,
+    segment=1024,
     eval_bots=("random", "passenger"),
     eval_deals=1,
     snapshot_prob=0.5,
     warm_start="passenger",
     warm_episodes=2,
     warm_epochs=1,
-    n_steps=128,
+    n_steps=256,
     batch_size=64,
     n_epochs=1,
     net=(16, 16),
@@ -63,7 +63,7 @@ def test_a_run_writes_its_files(whole_run: RunDir) -> None:
     assert "--warm-start passenger" in meta["command"] and "--seed 3" in meta["command"]
     assert meta["warm_start"]["warm_tokens"] > 0
     rows = _rows(whole_run)
-    assert [int(r["timesteps"]) for r in rows] == [256, 512]
+    assert [int(r["timesteps"]) for r in rows] == [1024, 2048]
     assert all(r["eval_random_revenue"] and r["eval_passenger_wins"] for r in rows)
     assert whole_run.curve.stat().st_size > 0
     assert any(whole_run.tb.rglob("events.out.tfevents.*"))
@@ -122,7 +122,7 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"segment": 300}, "segment (300) must be a multiple of n_steps x envs"),
+        ({"segment": 1000}, "segment (1000) must be a multiple of n_steps x envs"),
         ({"offices": 7}, "offices must be 1..6"),
         ({"opponents": ("nobody",)}, "unknown bot 'nobody'"),
         ({"snapshot_prob": 1.5}, "snapshot_prob and scenario_prob must lie in [0, 1]"),
