@@ -460,11 +460,15 @@ def plot_curve(progress: Path, out: Path, eval_bots: Sequence[str]) -> None:
         steps, [float(r["train_revenue"] or "nan") for r in rows], label="training episodes", color="black"
     )
     for bot in eval_bots:
-        ax.plot(steps, [float(r[f"eval_{bot}_revenue"]) for r in rows], marker="o", label=f"vs {bot}")
+        (line,) = ax.plot(
+            steps, [float(r[f"eval_{bot}_revenue"]) for r in rows], marker="o", label=f"vs {bot}"
+        )
+        own = [float(r[f"eval_{bot}_bot_revenue"]) for r in rows]
+        ax.plot(steps, own, linestyle="--", color=line.get_color(), label=f"{bot} itself, same games")
     ax.set_xlabel("timesteps (tokens)")
     ax.set_ylabel("the learner's revenue a game")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     plt.close(fig)
