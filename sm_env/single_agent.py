@@ -221,9 +221,9 @@ class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
     # ------------------------------------------------------------------ the other seats
 
     def set_seats(self, learner: str, opponents: Opponent | Mapping[str, Opponent] = None) -> None:
-        """Seat the learner and its opponents (as for the constructor) from the next ``reset()``
-        on: a training run can move the learner around the table and change its opponents
-        between episodes."""
+        """Seat the learner and its opponents (as for the constructor); call it before
+        ``reset()``, which starts the game with them: a training run moves the learner around
+        the table and changes its opponents between episodes."""
         if learner not in self.aec.possible_agents:
             raise ConfigError(f"learner must be one of {self.aec.possible_agents}, got {learner!r}")
         others = [a for a in self.aec.possible_agents if a != learner]
