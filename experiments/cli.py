@@ -254,7 +254,7 @@ TRAIN_OPTIONS = {
         "days": "days a game",
         "timesteps": "tokens to train on, rounded up to whole segments",
         "seed": "the run's seed: envs, network and evaluation follow from it",
-        "envs": "environments, one worker process each (SubprocVecEnv)",
+        "envs": "environments, one worker process each (SubprocVecEnv); the default is the CPU count",
         "opponents": "bot specs the opponent seats are drawn from",
         "segment": "timesteps between evaluations, checkpoints and snapshots (a multiple of n_steps x envs)",
         "eval_bots": "bots the policy is evaluated against after each segment",

@@ -66,7 +66,7 @@ class TrainSettings:
     days: int = 2
     timesteps: int = 1_000_000
     seed: int = 0
-    envs: int = 2
+    envs: int = field(default_factory=lambda: os.cpu_count() or 1)  # all cores
     opponents: tuple[str, ...] = ("passenger", "freight", "dispatcher")
     segment: int = 32_768
     eval_bots: tuple[str, ...] = ("random", "passenger", "freight", "dispatcher")
@@ -415,7 +415,7 @@ def _command(settings: TrainSettings, out: Path) -> str:
     parts = ["station-master", "train", "--out", str(out)]
     for f in dataclasses.fields(TrainSettings):
         value = getattr(settings, f.name)
-        if value == getattr(defaults, f.name):
+        if value == getattr(defaults, f.name) and f.name != "envs":  # envs: the machine's default
             continue
         flag = "--" + f.name.replace("_", "-")
         if isinstance(value, tuple):
