@@ -1,4 +1,4 @@
-"""The search bot: determinized rollouts over its own seat view (issue 15).
+"""The search bot: determinized rollouts over its own seat view.
 
 At each decision with more than one legal intent, the bot
 
@@ -13,7 +13,8 @@ At each decision with more than one legal intent, the bot
    the end of the game;
 4. scores the candidate: the seat's revenue change less ``rival`` times the best opponent's
    (co-op: the team's total change), plus, when the rollout stopped before the game's end,
-   ``w_progress`` per Laborer step spent on loads still underway at the seat's office;
+   ``w_progress`` per Laborer step spent on loads still underway at the seat's office and
+   ``w_prospects`` times the seat's ``prospects`` potential (what its position can still earn);
 5. takes the best mean; the prior's choice stays unless another candidate beats it by more
    than ``margin`` (ties and near-ties go to the heuristic, so rollout noise does not override
    it for nothing).
