@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -45,6 +46,20 @@ def lively(mask: np.ndarray, quiet: np.ndarray, rng: np.random.Generator) -> int
     assert legal.size, "the acting agent has no unmasked token"
     busy = legal[~quiet[legal]]
     return int(rng.choice(busy if busy.size and rng.random() < 0.9 else legal))
+
+
+def lively_turns(env: AECEnv, seed: int) -> Iterator[tuple[str, dict[str, np.ndarray], int]]:
+    """Every live turn of a reset v1 env as (agent, observation, token): a random unmasked
+    token, mostly not a quiet one (``lively``); the caller steps it. Finished agents are
+    stepped with None here."""
+    raw: raw_env_v1 = env.unwrapped
+    quiet, rng = quiet_tokens(raw), np.random.default_rng(seed)
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        yield agent, obs, lively(obs["action_mask"], quiet, rng)
 
 
 def completions(table: TokenTable, legal: list[Intent]) -> dict[tuple[int, ...], Intent]:
@@ -190,14 +205,8 @@ def test_mask_is_exact_at_every_token(offices: int, rules: tuple[str, ...], seed
         env.reset(seed=game_seed)
         raw: raw_env_v1 = env.unwrapped
         checker = TokenChecker(env, game_seed)
-        quiet, rng = quiet_tokens(raw), np.random.default_rng(game_seed)
-        for agent in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for agent, obs, token in lively_turns(env, game_seed):
             checker.before(agent, obs)
-            token = lively(obs["action_mask"], quiet, rng)
             assert raw.game is not None
             before = raw.game.state_hash()
             env.step(token)
@@ -217,13 +226,7 @@ def test_every_kind_spells_and_reads() -> None:
         env = sm_env.env_v1(num_offices=3, days=2, house_rules=("emergency_toolbox",))
         env.reset(seed=seed)
         raw: raw_env_v1 = env.unwrapped
-        quiet, rng = quiet_tokens(raw), np.random.default_rng(seed)
-        for agent in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            token = lively(obs["action_mask"], quiet, rng)
+        for agent, _obs, token in lively_turns(env, seed):
             text = raw.action_to_str(agent, token)
             assert text.startswith(raw.table.describe(token))
             speller = raw.speller
@@ -288,12 +291,7 @@ def test_observation_tells_apart_what_the_seat_can(offices: int) -> None:
         env = sm_env.env_v1(num_offices=offices, days=2, house_rules=("emergency_toolbox",))
         env.reset(seed=seed)
         raw: raw_env_v1 = env.unwrapped
-        quiet, rng = quiet_tokens(raw), np.random.default_rng(seed)
-        for agent in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
+        for agent, obs, token in lively_turns(env, seed):
             game = raw.game
             assert game is not None
             speller = raw.speller
@@ -325,7 +323,7 @@ def test_observation_tells_apart_what_the_seat_can(offices: int) -> None:
                     width = (raw.encoder.card_features, raw.encoder.car_features, raw.encoder.box_features)[k]
                     used = np.flatnonzero(obs["observation"][sections[name]].reshape(-1, width).any(axis=1))
                     budgets_used[k] = max(budgets_used[k], int(used.max()) + 1 if used.size else 0)
-            env.step(lively(obs["action_mask"], quiet, rng))
+            env.step(token)
     assert all(len(v) == 1 for v in by_obs.values()), "two positions the seat tells apart look the same"
     assert all(len(v) == 1 for v in by_seen.values()), "one position the seat sees looks two ways"
     assert len(by_seen) >= positions  # many positions, seen by every seat
