@@ -40,6 +40,16 @@ GRID_KINDS = (CardKind.OFFICE, CardKind.LIMITS, CardKind.TRACK, CardKind.FACILIT
 REVENUE_SCALE = 50.0
 
 
+def lay_out(sizes: list[tuple[str, int]]) -> tuple[dict[str, slice], int]:
+    """The sections of an observation vector, in order, from their sizes; and its length."""
+    sections: dict[str, slice] = {}
+    start = 0
+    for name, size in sizes:
+        sections[name] = slice(start, start + size)
+        start += size
+    return sections, start
+
+
 class ObservationEncoder:
     """Lays out and fills the observation vector of one configuration."""
 
@@ -111,12 +121,7 @@ class ObservationEncoder:
             ("move", 2 + self.trays + len(CELLS)),
             ("decision", 2 + 4 * self.trays),
         ]
-        self.sections: dict[str, slice] = {}
-        start = 0
-        for name, size in sizes:
-            self.sections[name] = slice(start, start + size)
-            start += size
-        self.size = start
+        self.sections, self.size = lay_out(sizes)
         self.tray_features = tray_features
 
     # ------------------------------------------------------------------ encoding

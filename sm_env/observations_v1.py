@@ -31,6 +31,7 @@ from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS
 from sm_env.core.registry import CARGO_TYPES
 from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY, GameState
 from sm_env.core.switching import MAX_TRAY_CARS
+from sm_env.observations import lay_out
 
 if TYPE_CHECKING:
     from sm_env.actions_v1 import Speller
@@ -120,12 +121,7 @@ class ObservationEncoderV1:
             ("decision", 2 + n + 4 * t + 2 * n + 2),
             ("prefix", 2 + heads + 3 * PATH_COLS + 2),
         ]
-        self.sections: dict[str, slice] = {}
-        start = 0
-        for name, size in sizes:
-            self.sections[name] = slice(start, start + size)
-            start += size
-        self.size = start
+        self.sections, self.size = lay_out(sizes)
         self._o = {name: s.start for name, s in self.sections.items()}
         self._card_cache: tuple[object, np.ndarray, np.ndarray, int] | None = None
         self._table_cache: dict[int, tuple[object, np.ndarray, np.ndarray]] = {}
