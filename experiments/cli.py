@@ -247,8 +247,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # Every TrainSettings field is an option of `train`: its default and what it sets.
+_TRAIN_DEFAULTS = TrainSettings.defaults()
 TRAIN_OPTIONS = {
-    name: (getattr(TrainSettings(), name), text)
+    name: (_TRAIN_DEFAULTS[name], text)
     for name, text in {
         "offices": "offices (seats), 1..6",
         "days": "days a game",

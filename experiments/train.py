@@ -140,6 +140,14 @@ class TrainSettings:
             kwargs.update(scenario=scenario_names(self.scenario.split(",")), scenario_prob=self.scenario_prob)
         return kwargs
 
+    @staticmethod
+    def defaults() -> dict[str, Any]:
+        """Every setting's default, read from the fields (nothing is checked or built)."""
+        return {
+            f.name: f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+            for f in dataclasses.fields(TrainSettings)
+        }
+
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -237,9 +245,7 @@ def _demonstrations(task: tuple[TrainSettings, int, int]) -> dict[str, np.ndarra
     """The warm-start bot's decisions as tokens, in ``count`` episodes from ``first_seed`` on:
     observations, masks (packed), tokens and each step's discounted return."""
     settings, first_seed, count = task
-    env = SeatPool(
-        gymnasium.make("sm_env:StationMaster-v1", **settings.env_kwargs()), settings.opponents, 0.0
-    )
+    env = make_env(settings)  # no pool: the opponents are bots
     obs_rows: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     tokens: list[int] = []
@@ -411,11 +417,11 @@ def _versions() -> dict[str, str]:
 
 
 def _command(settings: TrainSettings, out: Path) -> str:
-    defaults = TrainSettings()
+    defaults = TrainSettings.defaults()
     parts = ["station-master", "train", "--out", str(out)]
     for f in dataclasses.fields(TrainSettings):
         value = getattr(settings, f.name)
-        if value == getattr(defaults, f.name) and f.name != "envs":  # envs: the machine's default
+        if value == defaults[f.name] and f.name != "envs":  # envs: the machine's default
             continue
         flag = "--" + f.name.replace("_", "-")
         if isinstance(value, tuple):
