@@ -33,10 +33,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 import sm_env
 from agents import seat_seed
+from sm_env.aec import wrap
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.rng import Rng
@@ -202,6 +202,9 @@ class TrivialAEC(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return {"observation": self._obs, "action_mask": self._mask}
 
+    def action_mask(self) -> np.ndarray:
+        return self._mask
+
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -216,10 +219,8 @@ class TrivialAEC(AECEnv):  # type: ignore[misc]
 
 
 def trivial_aec(observation_size: int, actions: int) -> AECEnv:
-    """The trivial env behind the wrappers ``sm_env.env`` uses by default."""
-    return wrappers.OrderEnforcingWrapper(
-        wrappers.AssertOutOfBoundsWrapper(TrivialAEC(observation_size, actions))
-    )
+    """The trivial env behind the wrapper ``sm_env.env`` uses by default."""
+    return wrap(TrivialAEC(observation_size, actions), "terminate", -1.0)
 
 
 def env_memory(offices: int, version: int = 0) -> float:

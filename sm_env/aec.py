@@ -23,6 +23,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from sm_env.actions import ActionTable, IllegalActionError
 from sm_env.core.catalogue import load_catalogue
@@ -46,19 +47,147 @@ def env(illegal_action: str = "terminate", illegal_reward: float = -1.0, **confi
     rewarded ``illegal_reward`` (-1) and the others 0 (PettingZoo's ``TerminateIllegalWrapper``,
     which the classic games use); the game itself is left as it was. ``"raise"`` raises
     ``IllegalActionError`` instead and changes nothing, to catch a bot's mistakes early. An
-    action outside the space fails PettingZoo's ``AssertOutOfBoundsWrapper``."""
+    action outside the space fails the bounds assertion of ``AssertOutOfBoundsWrapper``. The
+    three wrappers' behaviour comes from one layer, ``ClassicWrapper``."""
     return wrap(raw_env(**config), illegal_action, illegal_reward)
 
 
 def wrap(raw: AECEnv, illegal_action: str, illegal_reward: float) -> AECEnv:
-    """A raw environment (of any version) behind the wrappers ``env`` documents."""
+    """A raw environment (of any version) behind the checks ``env`` documents."""
     if illegal_action not in ("terminate", "raise"):
         raise ConfigError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
-    wrapped = raw
-    if illegal_action == "terminate":
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return ClassicWrapper(raw, illegal_reward if illegal_action == "terminate" else None)
+
+
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """The three wrappers of PettingZoo's classic games in one layer, with their behaviour:
+    ``OrderEnforcingWrapper`` (which it is), ``AssertOutOfBoundsWrapper`` and, unless
+    ``illegal_reward`` is None, ``TerminateIllegalWrapper``. The stack of three reached the
+    raw env's attributes through three ``__getattr__`` calls each, about 30 µs of an 80 µs step
+    (``station-master bench``); here they are properties one level deep. A masked action is
+    judged by the raw env's own mask of the agent to act, which is what that agent's last
+    observation showed."""
+
+    def __init__(self, env: AECEnv, illegal_reward: float | None) -> None:
+        super().__init__(env)
+        self._raw = env
+        self._illegal_reward = illegal_reward
+        self._terminated = False  # ended by a masked action
+        self._sizes = {
+            agent: space.n
+            for agent in env.possible_agents
+            if isinstance(space := env.action_space(agent), spaces.Discrete) and space.start == 0
+        }
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self._raw.agent_selection  # type: ignore[no-any-return]
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self._raw.agents  # type: ignore[no-any-return]
+
+    @property
+    def num_agents(self) -> int:
+        if not self._has_reset:
+            raise AttributeError("num_agents cannot be accessed before reset")
+        return len(self._raw.agents)
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        if not self._has_reset:
+            raise AttributeError("rewards cannot be accessed before reset")
+        return self._raw.rewards  # type: ignore[no-any-return]
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise AttributeError("terminations cannot be accessed before reset")
+        return self._raw.terminations  # type: ignore[no-any-return]
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise AttributeError("truncations cannot be accessed before reset")
+        return self._raw.truncations  # type: ignore[no-any-return]
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("infos cannot be accessed before reset")
+        return self._raw.infos  # type: ignore[no-any-return]
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._raw._cumulative_rewards  # type: ignore[no-any-return]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._terminated = False
+        self._has_reset = True
+        self._has_updated = True
+        self._raw.reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        raw = self._raw
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        agent = raw.agent_selection
+        return (
+            raw.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        in_space = type(action) is int and 0 <= action < self._sizes.get(agent, 0)
+        if not (in_space or (action is None and done) or raw.action_space(agent).contains(action)):
+            raise AssertionError("action is not in action space")
+        if done:
+            if self._terminated:
+                raw._was_dead_step(action)
+            else:
+                raw.step(action)
+        elif self._illegal_reward is not None and not raw.action_mask()[action]:
+            self._end_on_masked_action(agent, self._illegal_reward)
+        else:
+            raw.step(action)
+
+    def _end_on_masked_action(self, offender: str, illegal_reward: float) -> None:
+        """TerminateIllegalWrapper's ending: every agent done, the offender rewarded
+        ``illegal_reward``, the game left as it was."""
+        EnvLogger.warn_on_illegal_move()
+        raw = self._raw
+        raw._cumulative_rewards[offender] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.agents, 0)
+        raw.rewards[offender] = float(illegal_reward)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
+
+    def __str__(self) -> str:
+        return str(self._raw)
 
 
 RENDER_MODES = ("ansi", "human")
