@@ -385,17 +385,18 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
     def _after_step(self, agent: str) -> None:
         """Rewards and revenue events from the ledger entries this step added (R2.4.7)."""
         game = self._game()
-        new_entries = game.ledger[self._ledger_seen :]
-        self._ledger_seen = len(game.ledger)
-        coop = self.config.mode is Mode.COOP
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         # Like the rewards, an agent's revenue events gather until it acts again.
         self.infos[agent] = {"revenue_events": []}
-        for entry in new_entries:
-            for a in self.agents if coop else (self._agent_of[entry.seat],):
-                self.rewards[a] += entry.amount
-                self.infos[a]["revenue_events"].append(entry._asdict())
+        ledger = game.ledger
+        if len(ledger) > self._ledger_seen:
+            coop = self.config.mode is Mode.COOP
+            for entry in ledger[self._ledger_seen :]:
+                for a in self.agents if coop else (self._agent_of[entry.seat],):
+                    self.rewards[a] += entry.amount
+                    self.infos[a]["revenue_events"].append(entry._asdict())
+            self._ledger_seen = len(ledger)
         game.events.clear()  # the ledger keeps what matters; the log would grow all game
         self._accumulate_rewards()
         if game.is_terminal():
