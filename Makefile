@@ -37,7 +37,7 @@ compiled: $(DEV_STAMP)
 	SM_ENV_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps -e .
 
 pure:
-	rm -f sm_env/core/*.so *__mypyc*.so
+	rm -f sm_env/core/*.so sm_env/*.so *__mypyc*.so
 
 clean: pure
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

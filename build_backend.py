@@ -1,5 +1,5 @@
-"""The PEP 517 build backend: setuptools' own, with mypy added to the build requirements when
-the rules core is to be compiled (``SM_ENV_COMPILE=1``, see setup.py)."""
+"""The PEP 517 build backend: setuptools' own, with mypy (and numpy) added to the build
+requirements when the hot modules are to be compiled (``SM_ENV_COMPILE=1``, see setup.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403  # every hook as setuptools has it
 
 MYPYC = "mypy>=1.10"  # mypyc comes with mypy
+NUMPY = "numpy>=1.26"  # the types of the compiled observation encoder
 
 
 def _compile_requires() -> list[str]:
     flag = os.environ.get("SM_ENV_COMPILE", "").strip().lower()
-    return [MYPYC] if flag in ("1", "true", "yes", "on") else []
+    return [MYPYC, NUMPY] if flag in ("1", "true", "yes", "on") else []
 
 
 def _listing(hook: Callable[[dict[str, object] | None], list[str]]) -> Callable[..., list[str]]:

@@ -37,6 +37,7 @@ from pettingzoo import AECEnv
 import sm_env
 from agents import seat_seed
 from sm_env.aec import wrap
+from sm_env.core import COMPILED, compiled_modules
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.rng import Rng
@@ -687,8 +688,19 @@ FIGURE_KEYS = (
 """The figures every run reports whatever the machine (the PPO keys depend on its cores)."""
 
 
+def build() -> str:
+    """Which build the run measured: pure Python, or the modules mypyc compiled (setup.py)."""
+    core, env = compiled_modules(), sm_env.compiled_modules()
+    if not core and not env:
+        return "pure Python"
+    return (
+        f"compiled (mypyc): {len(core)} of {len(COMPILED)} core modules, "
+        f"{len(env)} of {len(sm_env.COMPILED)} env modules"
+    )
+
+
 def document(figures: list[Figure], quick: bool) -> dict[str, Any]:
-    """The run as JSON: the machine, the size, every figure by key."""
+    """The run as JSON: the machine, the build, the size, every figure by key."""
     import platform
 
     return {
@@ -697,6 +709,7 @@ def document(figures: list[Figure], quick: bool) -> dict[str, Any]:
             "python": platform.python_version(),
             "platform": platform.platform(),
         },
+        "build": build(),
         "quick": quick,
         "figures": {
             f.key: {"label": f.label, "value": f.value, "unit": f.unit, "note": f.note} for f in figures
@@ -709,7 +722,7 @@ def table(figures: list[Figure]) -> Any:
     from rich.markup import escape
     from rich.table import Table
 
-    out = Table(title="station-master bench")
+    out = Table(title=f"station-master bench ({build()})")
     out.add_column("figure")
     out.add_column("value", justify="right")
     out.add_column("", justify="left")

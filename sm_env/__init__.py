@@ -9,6 +9,10 @@
   Gymnasium is too;
 - ``sm_env.core``: the rules engine, pure Python, usable without any RL framework.
 
+Built with ``SM_ENV_COMPILE=1`` (setup.py), the environments' hot modules (``COMPILED``: the
+token speller and the v1 observation encoder, which every step runs) are compiled with mypyc
+beside the core's; ``compiled_modules()`` names those loaded compiled.
+
 Importing ``sm_env.core`` runs this file too, so it must not import Gymnasium: the registration
 is done at once when Gymnasium is already loaded, and otherwise the moment it is (an import
 hook that waits for ``gymnasium`` and then goes away), so ``import sm_env`` before or after
@@ -23,6 +27,17 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
+
+from sm_env import core  # first: under SM_ENV_PURE=1 it makes every sm_env module load from source
+
+# The environment modules mypyc compiles (setup.py reads this list, beside sm_env.core.COMPILED).
+COMPILED = ("actions_v1", "observations_v1")
+
+
+def compiled_modules() -> list[str]:
+    """Which of ``COMPILED`` were loaded so far as compiled extensions (none when pure)."""
+    return core.compiled_modules(__name__, COMPILED)
+
 
 GYM_ID = "StationMaster-v0"
 ENTRY_POINT = "sm_env.single_agent:StationMasterEnv"
@@ -103,4 +118,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'sm_env' has no attribute {name!r}")
 
 
-__all__ = ["GYM_ID", "GYM_ID_V1", "env", "env_v1", "raw_env", "raw_env_v1"]
+__all__ = ["COMPILED", "GYM_ID", "GYM_ID_V1", "compiled_modules", "env", "env_v1", "raw_env", "raw_env_v1"]

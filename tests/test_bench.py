@@ -28,6 +28,7 @@ def test_bench_quick_reports_every_figure() -> None:
         assert math.isfinite(figure.value) and figure.value > 0, figure
     doc = bench.document(figures, quick=True)
     assert set(doc["figures"]) == set(by_key) and doc["machine"]["cpus"] == os.cpu_count()
+    assert doc["build"] == "pure Python" or doc["build"].startswith("compiled (mypyc)")
     assert bench.table(figures).row_count == len(figures)
 
 

@@ -1,7 +1,9 @@
-"""The compiled core (built with SM_ENV_COMPILE=1, mypyc; setup.py) and its pure-Python sources
+"""The compiled build (SM_ENV_COMPILE=1, mypyc; setup.py) and its pure-Python sources
 (SM_ENV_PURE=1) play the same games, bit for bit (C-rng.2): the whole corpus replays to the
-same recorded final hashes under both, and random play lists the very same legal intents, in
-the same order, and ends in the same states. Skipped where the core is not compiled."""
+same recorded final hashes under both, random play lists the very same legal intents, in the
+same order, and ends in the same states, and the v1 environment, whose speller and encoder are
+compiled too, gives the same observations and masks at every step. Skipped where nothing is
+compiled."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
-import sm_env.core.engine  # noqa: F401  # loads the core, compiled where it is
+import sm_env
+import sm_env.aec_v1  # noqa: F401  # loads the core and the env modules, compiled where they are
 from sm_env.core import COMPILED, compiled_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED_NOW = compiled_modules()
+ENV_COMPILED_NOW = sm_env.compiled_modules()
 
 pytestmark = pytest.mark.skipif(
     not COMPILED_NOW, reason="the core is not compiled (SM_ENV_COMPILE=1 builds it)"
@@ -55,7 +59,25 @@ for offices in range(1, 7):
             digest.update(repr(state.events).encode())
             state.events.clear()
         games.append([digest.hexdigest(), state.state_hash()])
-print(json.dumps({"compiled": compiled_modules(), "corpus": corpus, "recorded": recorded, "games": games}))
+import numpy as np
+import sm_env
+observations = []
+for offices in (1, 3, 6):
+    env = sm_env.raw_env_v1(num_offices=offices, days=2)
+    rng = np.random.default_rng(offices)
+    digest = hashlib.sha256()
+    for seed in range(3):
+        env.reset(seed=seed)
+        while env.agents and not env.game.is_terminal():
+            for agent in env.agents:
+                obs = env.observe(agent)
+                digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
+            env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+    observations.append(digest.hexdigest())
+print(json.dumps({
+    "compiled": compiled_modules(), "env_compiled": sm_env.compiled_modules(), "corpus": corpus,
+    "recorded": recorded, "games": games, "observations": observations,
+}))
 """
 
 
@@ -79,12 +101,15 @@ def play(pure: bool) -> dict[str, list[object]]:
 
 def test_every_hot_module_is_compiled() -> None:
     assert list(COMPILED) == COMPILED_NOW
+    assert list(sm_env.COMPILED) == ENV_COMPILED_NOW
 
 
 @pytest.mark.slow
 def test_c_rng_2_compiled_and_pure_builds_play_the_same_games() -> None:
     compiled, pure = play(pure=False), play(pure=True)
     assert compiled["compiled"] == list(COMPILED)
-    assert pure["compiled"] == []
+    assert compiled["env_compiled"] == list(sm_env.COMPILED)
+    assert pure["compiled"] == pure["env_compiled"] == []
     assert compiled["corpus"] == pure["corpus"] == compiled["recorded"]
     assert compiled["games"] == pure["games"]
+    assert compiled["observations"] == pure["observations"]
