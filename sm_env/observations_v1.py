@@ -9,14 +9,22 @@ being spelled. Seats are relative to the viewer (the viewer first, then leftward
 west to east. Values lie in [-1, 1]. Counts are divided by a scale no count can pass (the number
 of cars, of cards, ...), so nothing is clipped, and a station cell is its row / 2 and column / 5.
 
-``encode`` writes into a caller's array: it fills the vector with zeros and sets the few
-non-zero values with one scatter; the card slots, which change only when a card is laid, an
-office upgraded or a Modifier used, come from a cache.
+``encode`` writes into a caller's array and updates it in place: the encoder remembers the array
+it wrote last and, part by part (the Departments, the timetable, each tray, the card slots, the
+boxes, ...), the state that part was written from, as copies. A call with that same array
+rewrites only the parts whose state differs (a seat-relative part also when the viewer does);
+the clock, the seats and the hand, which change at almost every decision, are rewritten each
+time. Any other array is zeroed and written whole, and becomes the one remembered. So the array
+last written must not be changed between calls but by ``refresh_prefix``, or it must be passed
+anew: a copy, or after ``reset_cache``. Values go in one at a time through a memoryview, which
+costs a third of a numpy scalar write. Each station's card slots, which change only when a card
+is laid, the office upgraded or a Modifier serves another facility or is used, are cached apart.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from operator import attrgetter
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -26,8 +34,9 @@ from sm_env.core.cars import ENGINE, FLIPPED, N_CAR_CODES
 from sm_env.core.catalogue import CardKind, Catalogue
 from sm_env.core.config import GameConfig
 from sm_env.core.grid import COL_LIMIT, END_OFFSET, ROW_LIMIT, geometry_for, is_locked, limits_cols
+from sm_env.core.intents import Cell
 from sm_env.core.phases import Phase
-from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Station, Tray
 from sm_env.core.registry import CARGO_TYPES
 from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY, GameState
 from sm_env.core.switching import MAX_TRAY_CARS
@@ -123,245 +132,417 @@ class ObservationEncoderV1:
         ]
         self.sections, self.size = lay_out(sizes)
         self._o = {name: s.start for name, s in self.sections.items()}
-        self._card_cache: tuple[object, np.ndarray, np.ndarray, int] | None = None
-        self._table_cache: dict[int, tuple[object, np.ndarray, np.ndarray]] = {}
-        self._deck_cache: tuple[object, np.ndarray, np.ndarray] | None = None
-        self._workers: dict[tuple[int, tuple[int, int]], tuple[float, float]] = {}
+        self._head_end = self.sections["hand"].stop  # clock, phase, seats and hand lead the vector
+        self._seat_bases = [self._o["seats"] + r * (4 + n) for r in range(n)]
+        self._cleared_at = 1 + TRAIN_NUMBERS + 4 + n + 1 + MAX_REGIONS + n + 2 + 2  # in a tray's values
+        self._rel = [[(seat + r) % n for r in range(n)] for seat in range(n)]  # relative -> seat
+        self._rel_of = [[(s - seat) % n for s in range(n)] for seat in range(n)]  # seat -> relative
+        self._station_cards: list[_StationCards | None] = [None] * n
+        self._station_keys: list[object] = [None] * n  # what each of them was made for
+        self._cards_made = 0  # counts the station cards made: the box slots' workers may change
+        self._zeros = np.zeros(self.size, dtype=np.float32).data
+        self._adopt(None)
 
     def reset_cache(self) -> None:
-        """Forget the cached parts (a new game begins)."""
-        self._card_cache = None
-        self._table_cache.clear()
-        self._deck_cache = None
-        self._workers.clear()
+        """Forget the cached parts and what the last array holds (a new game begins)."""
+        self._station_cards = [None] * self.n
+        self._station_keys = [None] * self.n
+        self._adopt(None)
+
+    def __getstate__(self) -> dict[str, object]:
+        """A copy or a pickle keeps the cached parts but not the array last written (a view of
+        it cannot be copied): its first call writes the whole vector."""
+        state = self.__dict__.copy()
+        for name in ("_out", "_mv", "_zeros"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._zeros = np.zeros(self.size, dtype=np.float32).data
+        self._adopt(None)
+
+    def _adopt(self, out: np.ndarray | None) -> None:
+        """Make ``out`` the array the next calls update in place: zero it, every part unwritten."""
+        self._out = out
+        if out is not None:
+            out.fill(0.0)
+            self._mv = cast("memoryview[float]", out.data)  # writes one value in a third of numpy's time
+            if self._zeros.format != self._mv.format:
+                self._zeros = np.zeros(self.size, dtype=out.dtype).data
+        # What ``out`` holds of each part: the state it was written from (None: nothing yet).
+        self._departments_seen: list[list[int] | None] = [None] * DEPARTMENTS
+        self._salvage_seen: list[int] | None = None
+        self._set_aside_seen: list[int] | None = None
+        self._mainline_seen: tuple[int, ...] | None = None
+        self._schedule_seen: tuple[list[int], list[int], list[tuple[int, int]], int] | None = None
+        self._division_seen: list[int] | None = None
+        self._classification_seen: list[int] | None = None
+        self._trays_seen: list[tuple[object, ...]] | None = None
+        self._trays_seat = 0  # the viewer the trays' clearing seats are relative to
+        self._trays_cleared: list[tuple[int, int]] = []  # per train cleared: (its one-hot, seat)
+        self._owners_seen: tuple[int, list[int]] | None = None
+        stations = self._o["stations"]  # where each station's owner is written:
+        self._owner_cells = [stations + office * self.station_features for office in range(self.n)]
+        self._cards_written: list[tuple[_StationCards, int, int] | None] = [None] * self.n  # slot, count
+        self._cards_end = 0  # the card slots written
+        self._cards_shown = -1  # the value of _cards_made they show
+        self._cars_seen: list[dict[Cell, tuple[int, ...]]] | None = None
+        self._boxes_seen: tuple[object, ...] | None = None
+        self._box_written: list[tuple[object, ...]] = []  # per box slot, what it shows
+        self._decision_seen: tuple[object, ...] | None = None
+        self._prefix_written = False
 
     # ------------------------------------------------------------------ encoding
 
     def encode(self, state: GameState, seat: int, speller: Speller | None, out: np.ndarray) -> np.ndarray:
         """Fill ``out`` (float32, length ``size``) with what ``seat`` sees; ``speller`` is the
         decision being spelled when ``seat`` is spelling one, else None."""
-        idx: list[int] = []
-        val: list[float] = []
-        put_i, put_v = idx.append, val.append
+        if out is not self._out:
+            self._adopt(out)
+        mv = self._mv
         o = self._o
-        n = self.n
-        rel = [(seat + r) % n for r in range(n)]
-        rel_of = [0] * n
-        for r, s in enumerate(rel):
-            rel_of[s] = r
-        days = self.config.days
-
-        # clock, phase
-        c = o["clock"]
-        idx += (c, c + 1, c + 2 + state.stage, o["phase"] + self.phase_index[state.phase])
-        val += (state.day / max(1, days), state.stages_played / (STAGES_PER_DAY * days), 1.0, 1.0)
-
-        # seats, the viewer first
-        c = o["seats"]
+        rel_of = self._rel_of[seat]
         current = state.current_player()
-        width = 4 + n
-        for r, s in enumerate(rel):
-            base = c + r * width
-            if s == state.fedora:
-                put_i(base)
-                put_v(1.0)
-            if s == current:
-                put_i(base + 1)
-                put_v(1.0)
-            revenue = state.revenue_by_seat[s]
-            if revenue:
-                put_i(base + 2)
-                put_v(max(-1.0, min(1.0, revenue / REVENUE_SCALE)))
-            if state.hands[s]:
-                put_i(base + 3)
-                put_v(len(state.hands[s]) / 10)
-            put_i(base + 4 + state.office_of_seat[s])
-            put_v(1.0)
+        stations = state.stations
 
-        # the hand, Departments, decks, timetable, Extras, yards: cached while they stay
+        # clock, phase, seats and hand change at almost every decision: rewritten each time
+        head = self._head_end
+        mv[:head] = self._zeros[:head]
+        days = self.config.days
+        mv[0] = state.day / max(1, days)
+        mv[1] = state.stages_played / (STAGES_PER_DAY * days)
+        mv[2 + state.stage] = 1.0
+        mv[o["phase"] + self.phase_index[state.phase]] = 1.0
+        bases = self._seat_bases
+        mv[bases[rel_of[state.fedora]]] = 1.0
+        if current != -1:
+            mv[bases[rel_of[current]] + 1] = 1.0
+        revenue, hands, office_of_seat = state.revenue_by_seat, state.hands, state.office_of_seat
+        for s, c in zip(self._rel[seat], bases, strict=True):
+            if revenue[s]:
+                mv[c + 2] = max(-1.0, min(1.0, revenue[s] / REVENUE_SCALE))
+            if hands[s]:
+                mv[c + 3] = len(hands[s]) / 10
+            mv[c + 4 + office_of_seat[s]] = 1.0
         c = o["hand"]
-        hand: dict[int, float] = {}
-        for card in state.hands[seat]:
-            hand[c + card] = hand.get(c + card, 0.0) + 0.125
-        idx += hand.keys()
-        val += hand.values()
-        key_a = (
-            tuple(map(tuple, state.departments)),
-            tuple(state.salvage),
-            len(state.home_office),
-            tuple(state.set_aside),
+        for card in hands[seat]:
+            mv[c + card] += 0.125
+        mv[o["decks"]] = len(state.home_office) / CARDS_SCALE
+
+        # every other part is rewritten only when what it shows differs from what ``out`` holds
+        if state.departments != self._departments_seen:
+            self._put_departments(state.departments)
+        if state.salvage != self._salvage_seen:
+            self._put_salvage(state.salvage)
+        if state.set_aside != self._set_aside_seen:
+            self._put_set_aside(state.set_aside)
+        if state.mainline != self._mainline_seen:
+            self._put_mainline(state.mainline)
+        extras = state.pending_extras
+        schedule = (state.timetable, state.held, extras, seat if extras else EMPTY)
+        if schedule != self._schedule_seen:
+            self._put_schedule(schedule, rel_of)
+        if state.division != self._division_seen:
+            self._division_seen = self._put_yard(state.division, o["yards"])
+        if state.classification != self._classification_seen:
+            self._classification_seen = self._put_yard(state.classification, o["yards"] + N_CAR_CODES)
+        trays = list(map(_TRAY_FIELDS, state.trays))
+        if trays != self._trays_seen:
+            self._put_trays(state, trays, seat)
+        elif seat != self._trays_seat:
+            self._put_cleared(seat)
+        owners = (seat, state.seat_of_office)
+        if owners != self._owners_seen:
+            self._put_owners(owners)
+        keys = [(len(st.grid), st.grid[OFFICE_CELL][0], st.modifiers, st.modifiers_used) for st in stations]
+        if keys != self._station_keys:
+            self._make_station_cards(state, keys)
+        if self._cards_shown != self._cards_made:
+            self._put_cards()
+        if [st.cars for st in stations] != self._cars_seen:
+            self._put_cars(stations)
+        working = office_of_seat[current] if state.phase is Phase.CARGO else EMPTY
+        # A facility's boxes come with its card, its workers with the station's cards.
+        boxes = (
+            [_BOX_FIELDS(b) for st in stations for b in st.boxes.values()],
+            self._cards_made,
+            working,
+            state.workers_used if working != EMPTY else None,
         )
-        part = self._deck_cache
-        if part is None or part[0] != key_a:
-            part = self._deck_cache = (key_a, *_arrays(*self._deck_parts(state)))
-        fixed = [part[1:]]
-        key_b = (tuple(state.timetable), tuple(state.held), tuple(state.pending_extras))
-        part = self._table_cache.get(seat)
-        if part is None or part[0] != key_b:
-            part = self._table_cache[seat] = (key_b, *_arrays(*self._schedule_parts(state, rel_of)))
-        fixed.append(part[1:])
-        c = o["yards"]
-        for code, count in enumerate(state.division):
-            if count:
-                put_i(c + code)
-                put_v(count / CARS_SCALE)
-        c += N_CAR_CODES
-        for code, count in enumerate(state.classification):
-            if count:
-                put_i(c + code)
-                put_v(count / CARS_SCALE)
-
-        self._trays(state, rel_of, idx, val)
-        fixed.append(self._stations(state, rel_of, idx, val))
-        self._decision(state, seat, rel_of, speller, idx, val)
-
-        out.fill(0.0)
-        out[idx] = val
-        for where, what in fixed:
-            out[where] = what
+        if boxes != self._boxes_seen:
+            self._put_boxes(state, working)
+        owner, collision = state.build_owner, state.collision
+        decision = (
+            state.moves_left,
+            state.build_turn,
+            owner if owner == EMPTY else rel_of[owner],
+            state.building,
+            collision,
+            seat if collision is not None else EMPTY,
+            state.mainline_queue,
+        )
+        if decision != self._decision_seen:
+            self._put_decision(state, rel_of, decision)
+        if self._prefix_written or (speller is not None and speller.tokens):
+            self.refresh_prefix(state, speller, out)
         return out
 
-    def _deck_parts(self, state: GameState) -> tuple[list[int], list[float]]:
-        """The Departments, the Home Office and Salvage Yard, the set-aside cards, the Mainline."""
-        idx: list[int] = []
-        val: list[float] = []
-        put_i, put_v = idx.append, val.append
-        o = self._o
+    def _zero(self, start: int, stop: int) -> None:
+        self._mv[start:stop] = self._zeros[start:stop]
+
+    def _put_departments(self, departments: list[list[int]]) -> None:
+        """Each Department that changed: its top card, the counts of the cards under it, its
+        size. A card laid on top or taken off moves one count (counts of 1/16 add exactly)."""
+        mv = self._mv
         cards = self.cards_n
-        counts: dict[int, float] = {}
-        c = o["departments"]
-        for d, dept in enumerate(state.departments):
-            base = c + d * (2 * cards + 1)
-            if dept:
-                put_i(base + dept[-1])
-                put_v(1.0)
-                for card in dept[:-1]:
-                    k = base + cards + card
-                    counts[k] = counts.get(k, 0.0) + 1 / 16
-                put_i(base + 2 * cards)
-                put_v(len(dept) / CARDS_SCALE)
-        c = o["decks"]
-        if state.home_office:
-            put_i(c)
-            put_v(len(state.home_office) / CARDS_SCALE)
-        for card in state.salvage:
-            counts[c + 1 + card] = counts.get(c + 1 + card, 0.0) + 1 / 16
-        c = o["set_aside"]
-        for card in state.set_aside:
-            counts[c + card] = counts.get(c + card, 0.0) + 1 / 16
-        idx += counts.keys()
-        val += counts.values()
-        c = o["mainline"]
+        width = 2 * cards + 1
+        seen = self._departments_seen
+        base = self._o["departments"]
+        for d, dept in enumerate(departments):
+            was = seen[d]
+            if dept != was:
+                if was and len(dept) == len(was) + 1 and dept[:-1] == was:
+                    mv[base + was[-1]] = 0.0
+                    mv[base + cards + was[-1]] += 1 / 16
+                elif was and dept and len(was) == len(dept) + 1 and was[:-1] == dept:
+                    mv[base + was[-1]] = 0.0
+                    mv[base + cards + dept[-1]] -= 1 / 16
+                else:
+                    self._zero(base, base + width)
+                    for card in dept[:-1]:
+                        mv[base + cards + card] += 1 / 16
+                if dept:
+                    mv[base + dept[-1]] = 1.0
+                mv[base + 2 * cards] = len(dept) / CARDS_SCALE
+                seen[d] = dept[:]
+            base += width
+
+    def _put_salvage(self, salvage: list[int]) -> None:
+        c = self._o["decks"] + 1
+        self._zero(c, c + self.cards_n)
+        self._put_counts(salvage, c)
+        self._salvage_seen = salvage[:]
+
+    def _put_set_aside(self, set_aside: list[int]) -> None:
+        c = self._o["set_aside"]
+        self._zero(c, c + self.cards_n)
+        self._put_counts(set_aside, c)
+        self._set_aside_seen = set_aside[:]
+
+    def _put_counts(self, cards: list[int], start: int) -> None:
+        mv = self._mv
+        for card in cards:
+            mv[start + card] += 1 / 16
+
+    def _put_mainline(self, mainline: tuple[int, ...]) -> None:
+        where = self.sections["mainline"]
+        self._zero(where.start, where.stop)
         kinds = len(self.mainline_kinds)
-        for line, card in enumerate(state.mainline):
-            put_i(c + line * kinds + self.mainline_kinds[card])
-            put_v(1.0)
+        for line, card in enumerate(mainline):
+            self._mv[where.start + line * kinds + self.mainline_kinds[card]] = 1.0
+        self._mainline_seen = mainline
 
-        return idx, val
-
-    def _schedule_parts(self, state: GameState, rel_of: list[int]) -> tuple[list[int], list[float]]:
+    def _put_schedule(
+        self, schedule: tuple[list[int], list[int], list[tuple[int, int]], int], rel_of: list[int]
+    ) -> None:
         """The timetable, the held trains, the Extras waiting (owners relative to the viewer)."""
-        idx: list[int] = []
-        val: list[float] = []
-        put_i, put_v = idx.append, val.append
+        timetable, held, extras, seat = schedule
+        mv = self._mv
         o = self._o
-        n = self.n
+        self._zero(o["timetable"], self.sections["extras"].stop)
         numbers = self.train_numbers
         c = o["timetable"]
-        for slot, card in enumerate(state.timetable):
+        for slot, card in enumerate(timetable):
             if card != EMPTY:
-                put_i(c + slot * TRAIN_NUMBERS + numbers[card] - 1)
-                put_v(1.0)
+                mv[c + slot * TRAIN_NUMBERS + numbers[card] - 1] = 1.0
         c = o["held"]
-        for card in state.held:
-            put_i(c + numbers[card] - 1)
-            put_v(1.0)
+        for card in held:
+            mv[c + numbers[card] - 1] = 1.0
         c = o["extras"]
-        for position, (card, owner) in enumerate(state.pending_extras):
-            base = c + self.extra_index[card] * (2 + n)
-            idx += (base, base + 1, base + 2 + rel_of[owner])
-            val += (1.0, (position + 1) / len(self.extras), 1.0)
-        return idx, val
+        for position, (card, owner) in enumerate(extras):
+            base = c + self.extra_index[card] * (2 + self.n)
+            mv[base] = 1.0
+            mv[base + 1] = (position + 1) / len(self.extras)
+            mv[base + 2 + rel_of[owner]] = 1.0
+        self._schedule_seen = (timetable[:], held[:], extras[:], seat)
 
-    def _trays(self, state: GameState, rel_of: list[int], idx: list[int], val: list[float]) -> None:
-        n = self.n
-        put_i, put_v = idx.append, val.append
-        numbers = self.train_numbers
-        extras = self.extra_index
-        start = self._o["trays"]
+    def _put_yard(self, counts: list[int], start: int) -> list[int]:
+        mv = self._mv
+        for code, count in enumerate(counts):
+            mv[start + code] = count / CARS_SCALE
+        return counts[:]
+
+    def _put_trays(self, state: GameState, trays: list[tuple[object, ...]], seat: int) -> None:
+        """The trays whose fields changed; and the others' clearing seat, if the viewer changed."""
+        mv = self._mv
+        seen = self._trays_seen
+        rel_of = self._rel_of[seat]
+        was_of = self._rel_of[self._trays_seat]
         width = self.tray_features
+        base = self._o["trays"]
+        cleared = []
         for i, tray in enumerate(state.trays):
-            if tray.train == EMPTY:
-                continue
-            base = start + i * width
-            idx += (base, base + numbers[tray.train])
-            val += (1.0, 1.0)
-            b = base + 1 + TRAIN_NUMBERS
-            if tray.train in extras:
-                put_i(b)
-                put_v(1.0)
-            if tray.direction:
-                put_i(b + (1 if tray.direction > 0 else 2))
-                put_v(1.0)
-            if tray.at_dp:
-                put_i(b + 3)
-                put_v(1.0)
-            b += 4
-            if tray.line != EMPTY:
-                idx += (b + tray.line, b + n + 1 + tray.region)
-                val += (1.0, 1.0)
-            b += n + 1 + MAX_REGIONS
-            if tray.office != EMPTY and tray.cell is not None:
-                idx += (b + tray.office, b + n, b + n + 1)
-                val += (1.0, tray.cell[0] / ROW_LIMIT, tray.cell[1] / COL_LIMIT)
-            b += n + 2
-            if tray.split:
-                put_i(b)
-                put_v(tray.split / STANDING)
-            put_i(b + 1)
-            put_v(float(tray.facing))
-            if tray.cleared_by != EMPTY:
-                put_i(b + 2 + rel_of[tray.cleared_by])
-                put_v(1.0)
-            b += 2 + n
-            for k, code in enumerate(tray.consist[:CONSIST_SLOTS]):
-                slot = b + k * (CAR_FEATURES + 1)
-                if code == ENGINE:
-                    put_i(slot + CAR_FEATURES)
-                    put_v(1.0)
-                else:
-                    _car(code, slot, idx, val)
+            shown = tray.train != EMPTY and tray.cleared_by != EMPTY
+            if seen is None or trays[i] != seen[i]:
+                self._zero(base, base + width)
+                if tray.train != EMPTY:
+                    self._put_tray(tray, base, rel_of)
+            elif shown and seat != self._trays_seat:
+                mv[base + self._cleared_at + was_of[tray.cleared_by]] = 0.0
+                mv[base + self._cleared_at + rel_of[tray.cleared_by]] = 1.0
+            if shown:
+                cleared.append((base + self._cleared_at, tray.cleared_by))
+            base += width
+        self._trays_seen = trays
+        self._trays_seat = seat
+        self._trays_cleared = cleared
 
-    def _stations(
-        self, state: GameState, rel_of: list[int], idx: list[int], val: list[float]
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The stations' dynamic values into ``idx``/``val``; returns the cached card slots."""
+    def _put_cleared(self, seat: int) -> None:
+        """Only the viewer changed: who cleared each train, relative to the new one."""
+        mv = self._mv
+        rel_of = self._rel_of[seat]
+        was_of = self._rel_of[self._trays_seat]
+        for c, cleared_by in self._trays_cleared:
+            mv[c + was_of[cleared_by]] = 0.0
+            mv[c + rel_of[cleared_by]] = 1.0
+        self._trays_seat = seat
+
+    def _put_tray(self, tray: Tray, base: int, rel_of: list[int]) -> None:
+        mv = self._mv
         n = self.n
-        put_i, put_v = idx.append, val.append
-        o = self._o
-        width = self.station_features
-        for office in range(n):
-            put_i(o["stations"] + office * width + rel_of[state.seat_of_office[office]])
-            put_v(1.0)
+        mv[base] = 1.0
+        mv[base + self.train_numbers[tray.train]] = 1.0
+        b = base + 1 + TRAIN_NUMBERS
+        if tray.train in self.extra_index:
+            mv[b] = 1.0
+        if tray.direction:
+            mv[b + (1 if tray.direction > 0 else 2)] = 1.0
+        if tray.at_dp:
+            mv[b + 3] = 1.0
+        b += 4
+        if tray.line != EMPTY:
+            mv[b + tray.line] = 1.0
+            mv[b + n + 1 + tray.region] = 1.0
+        b += n + 1 + MAX_REGIONS
+        if tray.office != EMPTY and tray.cell is not None:
+            mv[b + tray.office] = 1.0
+            mv[b + n] = tray.cell[0] / ROW_LIMIT
+            mv[b + n + 1] = tray.cell[1] / COL_LIMIT
+        b += n + 2
+        if tray.split:
+            mv[b] = tray.split / STANDING
+        mv[b + 1] = float(tray.facing)
+        if tray.cleared_by != EMPTY:
+            mv[b + 2 + rel_of[tray.cleared_by]] = 1.0
+        b += 2 + n
+        for code in tray.consist[:CONSIST_SLOTS]:
+            for k in _ENGINE_CELLS if code == ENGINE else _car_cells(code):
+                mv[b + k] = 1.0
+            b += CAR_FEATURES + 1
 
-        # the offices, their Limits and the cards laid (cached: they change only when a card is
-        # laid, an office upgraded or a Modifier used)
-        key = tuple(
-            (len(st.grid), st.grid[OFFICE_CELL][0], tuple(st.modifiers.values()), tuple(st.modifiers_used))
-            for st in state.stations
-        )
-        cache = self._card_cache
-        if cache is None or cache[0] != key:
-            cards_idx, cards_val, short = self._cards(state)
-            cache = self._card_cache = (key, *_arrays(cards_idx, cards_val), short)
-            self._workers.clear()
-        workers_of = self._workers
-        overflow = [cache[3], 0, 0]
+    def _put_owners(self, owners: tuple[int, list[int]]) -> None:
+        """Each station's owner, relative to the viewer."""
+        seat, seat_of_office = owners
+        mv = self._mv
+        rel_of = self._rel_of[seat]
+        written = self._owner_cells
+        base = self._o["stations"]
+        for office in range(self.n):
+            mv[written[office]] = 0.0
+            written[office] = cell = base + rel_of[seat_of_office[office]]
+            mv[cell] = 1.0
+            base += self.station_features
+        self._owners_seen = (seat, seat_of_office[:])
 
-        # cars standing, west to east in each office
+    def _put_cards(self) -> None:
+        """The stations' offices and Limits, and the card slots from the first that changed."""
+        mv, out = self._mv, self._out
+        assert out is not None
+        written = self._cards_written
+        width = self.card_features
+        start = self._o["cards"]
+        slot, short = 0, 0
+        for office, own in enumerate(self._station_cards):
+            assert own is not None
+            was = written[office]
+            if was is None or was[0] is not own:
+                for k, _ in was[0].station_cells if was is not None else ():
+                    mv[k] = 0.0
+                for k, value in own.station_cells:
+                    mv[k] = value
+            count = min(len(own.block) // width, self.card_slots - slot)
+            short += len(own.block) // width - count
+            if was is None or was[0] is not own or was[1:] != (slot, count):
+                b = start + slot * width
+                out[b : b + count * width] = own.block[: count * width]
+                written[office] = (own, slot, count)
+            slot += count
+        if slot < self._cards_end:
+            self._zero(start + slot * width, start + self._cards_end * width)
+        self._cards_end = slot
+        self._put_overflow(0, short)
+        self._cards_shown = self._cards_made
+
+    def _put_overflow(self, k: int, count: int) -> None:
+        self._mv[self._o["overflow"] + k] = min(1.0, count / 8)
+
+    def _make_station_cards(
+        self, state: GameState, keys: list[tuple[int, int, dict[Cell, Cell], set[Cell]]]
+    ) -> None:
+        """Remake the cards of the stations whose key changed."""
+        for office, key in enumerate(keys):
+            if key != self._station_keys[office]:
+                self._station_cards[office] = self._station_cards_of(state, office)
+                self._station_keys[office] = (key[0], key[1], key[2].copy(), key[3].copy())
+                self._cards_made += 1
+
+    def _station_cards_of(self, state: GameState, office: int) -> _StationCards:
+        """One station's office card, control point and Limits (as (index, value) pairs), and
+        its laid cards but the offices and the Limits, in cell order, as card slots."""
+        n = self.n
+        station = state.stations[office]
+        base = self._o["stations"] + office * self.station_features
+        cells = [(base + n + 1 + self.office_class[station.grid[OFFICE_CELL][0]], 1.0)]
+        if state.is_control_point(office):
+            cells.append((base + n, 1.0))
+        west, east = limits_cols(self.geo, station)
+        b = base + n + 1 + len(self.offices)
+        cells += ((b, west / COL_LIMIT), (b + 1, east / COL_LIMIT))
+        classes = self.layable_class
+        laid = [
+            (cell, *station.grid[cell]) for cell in sorted(station.grid) if station.grid[cell][0] in classes
+        ]
+        width = self.card_features
+        block = np.zeros(len(laid) * width, dtype=np.float32)
+        put = cast("memoryview[float]", block.data)
+        b = 0
+        for cell, card, rotated in laid:
+            put[b + office] = 1.0
+            put[b + n] = cell[0] / ROW_LIMIT
+            put[b + n + 1] = cell[1] / COL_LIMIT
+            put[b + n + 2 + classes[card]] = 1.0
+            m = b + n + 2 + len(self.layable)
+            if rotated:
+                put[m] = 1.0
+            served = station.modifiers.get(cell)
+            if served is not None:
+                put[m + 1] = float(served[0] - cell[0])
+                put[m + 2] = float(served[1] - cell[1])
+                if cell in station.modifiers_used:
+                    put[m + 3] = 1.0
+            b += width
+        return _StationCards(cells, block)
+
+    def _put_cars(self, stations: list[Station]) -> None:
+        """The groups of cars standing, west to east in each office."""
+        where = self.sections["cars"]
+        self._zero(where.start, where.stop)
+        n = self.n
+        mv = self._mv
         slot, budget, width = 0, self.car_slots, self.car_features
-        start = o["cars"]
-        for office, station in enumerate(state.stations):
+        overflow = 0
+        for office, station in enumerate(stations):
             if not station.cars:
                 continue
             for cell in sorted(station.cars):
@@ -369,181 +550,149 @@ class ObservationEncoderV1:
                 if not cars:
                     continue
                 if slot == budget:
-                    overflow[1] += 1
+                    overflow += 1
                     continue
-                b = start + slot * width
+                b = where.start + slot * width
                 slot += 1
-                idx += (b + office, b + n, b + n + 1)
-                val += (1.0, cell[0] / ROW_LIMIT, cell[1] / COL_LIMIT)
-                for k, code in enumerate(cars[:STANDING]):
-                    _car(code, b + n + 2 + k * CAR_FEATURES, idx, val)
+                mv[b + office] = 1.0
+                mv[b + n] = cell[0] / ROW_LIMIT
+                mv[b + n + 1] = cell[1] / COL_LIMIT
+                b += n + 2
+                for code in cars[:STANDING]:
+                    for k in _car_cells(code):
+                        mv[b + k] = 1.0
+                    b += CAR_FEATURES
+        self._put_overflow(1, overflow)
+        self._cars_seen = [station.cars.copy() for station in stations]
 
-        # facility boxes
-        slot, budget, width = 0, self.box_slots, self.box_features
-        start = o["boxes"]
-        types = len(CARGO_TYPES)
-        working = state.office_of_seat[state.current_player()] if state.phase is Phase.CARGO else EMPTY
+    def _put_boxes(self, state: GameState, working: int) -> None:
+        """The box slots whose facility shows something else: its cell, loads, the MEN|AT|WORK
+        track, workers, lock, the workers it used this Cargo turn."""
+        written = self._box_written
+        slot, width = 0, self.box_features
+        start = self._o["boxes"]
+        overflow = 0
         for office, station in enumerate(state.stations):
             if not station.boxes:
                 continue
+            own = self._station_cards[office]
+            assert own is not None
             for cell in sorted(station.boxes):
-                if slot == budget:
-                    overflow[2] += 1
+                if slot == self.box_slots:
+                    overflow += 1
                     continue
                 boxes = station.boxes[cell]
-                b = start + slot * width
-                slot += 1
-                idx += (b + office, b + n, b + n + 1)
-                val += (1.0, cell[0] / ROW_LIMIT, cell[1] / COL_LIMIT)
-                counts: dict[int, float] = {}
-                g = b + n + 2
-                for code in boxes.outbound:
-                    k = g + ((code & ~FLIPPED) >> 1)
-                    counts[k] = counts.get(k, 0.0) + 0.125
-                for code in boxes.inbound:
-                    k = g + types + ((code & ~FLIPPED) >> 1)
-                    counts[k] = counts.get(k, 0.0) + 0.125
-                idx += counts.keys()
-                val += counts.values()
-                w = g + 2 * types
-                for k, code in enumerate(boxes.work):
-                    if code != EMPTY:
-                        s = w + k * (types + 2)
-                        idx += (s, s + 1 + ((code & ~FLIPPED) >> 1))
-                        val += (1.0, 1.0)
-                        if boxes.unloading[k]:
-                            put_i(s + 1 + types)
-                            put_v(1.0)
-                t = w + WORK_SLOTS * (types + 2)
-                idx += (t, t + 1)
-                known = workers_of.get((office, cell))
+                known = own.workers.get(cell)
                 if known is None:
-                    known = workers_of[office, cell] = (
+                    known = own.workers[cell] = (
                         workers(state, station, cell) / 8,
                         capacity_bonus(state, station, cell) / 8,
                     )
-                val += known
-                if is_locked(station, cell):
-                    put_i(t + 2)
-                    put_v(1.0)
-                if office == working and state.workers_used.get(cell):
-                    put_i(t + 3)
-                    put_v(state.workers_used[cell] / 8)
-        c = o["overflow"]
-        for k, count in enumerate(overflow):
-            if count:
-                put_i(c + k)
-                put_v(min(1.0, count / 8))
-        return cache[1], cache[2]
-
-    def _cards(self, state: GameState) -> tuple[list[int], list[float], int]:
-        """Each station's office card and Limits, and the card slots: every laid card but the
-        offices and the Limits, by office then cell."""
-        n = self.n
-        idx: list[int] = []
-        val: list[float] = []
-        width = self.station_features
-        for office, station in enumerate(state.stations):
-            base = self._o["stations"] + office * width
-            idx.append(base + n + 1 + self.office_class[station.grid[OFFICE_CELL][0]])
-            val.append(1.0)
-            if state.is_control_point(office):
-                idx.append(base + n)
-                val.append(1.0)
-            west, east = limits_cols(self.geo, station)
-            b = base + n + 1 + len(self.offices)
-            idx += (b, b + 1)
-            val += (west / COL_LIMIT, east / COL_LIMIT)
-        start = self._o["cards"]
-        width = self.card_features
-        classes = self.layable_class
-        slot, overflow = 0, 0
-        for office, station in enumerate(state.stations):
-            for cell in sorted(station.grid):
-                card, rotated = station.grid[cell]
-                k = classes.get(card)
-                if k is None:
-                    continue  # the office and the Limits: in the station's own part
-                if slot == self.card_slots:
-                    overflow += 1
-                    continue
-                b = start + slot * width
+                used = state.workers_used.get(cell) if office == working else None
+                shown = (office, cell, *_BOX_FIELDS(boxes), known, used)
+                if slot == len(written):
+                    written.append(())
+                if written[slot] != shown:
+                    b = start + slot * width
+                    self._zero(b, b + width)
+                    self._put_box(station, office, cell, b, known, used)
+                    written[slot] = (
+                        office, cell, boxes.outbound[:], boxes.inbound[:], boxes.work[:], boxes.unloading[:],
+                        known, used,
+                    )  # fmt: skip
                 slot += 1
-                idx += (b + office, b + n, b + n + 1, b + n + 2 + k)
-                val += (1.0, cell[0] / ROW_LIMIT, cell[1] / COL_LIMIT, 1.0)
-                m = b + n + 2 + len(self.layable)
-                if rotated:
-                    idx.append(m)
-                    val.append(1.0)
-                served = station.modifiers.get(cell)
-                if served is not None:
-                    idx += (m + 1, m + 2)
-                    val += (float(served[0] - cell[0]), float(served[1] - cell[1]))
-                    if cell in station.modifiers_used:
-                        idx.append(m + 3)
-                        val.append(1.0)
-        return idx, val, overflow
+        if slot < len(written):
+            self._zero(start + slot * width, start + len(written) * width)
+            del written[slot:]
+        self._put_overflow(2, overflow)
+        self._boxes_seen = (
+            [
+                (b.outbound[:], b.inbound[:], b.work[:], b.unloading[:])
+                for st in state.stations
+                for b in st.boxes.values()
+            ],
+            self._cards_made,
+            working,
+            state.workers_used.copy() if working != EMPTY else None,
+        )
 
-    def _decision(
-        self,
-        state: GameState,
-        seat: int,
-        rel_of: list[int],
-        speller: Speller | None,
-        idx: list[int],
-        val: list[float],
+    def _put_box(
+        self, station: Station, office: int, cell: Cell, b: int, known: tuple[float, float], used: int | None
     ) -> None:
+        mv = self._mv
+        n = self.n
+        types = len(CARGO_TYPES)
+        boxes = station.boxes[cell]
+        mv[b + office] = 1.0
+        mv[b + n] = cell[0] / ROW_LIMIT
+        mv[b + n + 1] = cell[1] / COL_LIMIT
+        g = b + n + 2
+        for code in boxes.outbound:
+            mv[g + ((code & ~FLIPPED) >> 1)] += 0.125
+        for code in boxes.inbound:
+            mv[g + types + ((code & ~FLIPPED) >> 1)] += 0.125
+        w = g + 2 * types
+        for k, code in enumerate(boxes.work):
+            if code != EMPTY:
+                s = w + k * (types + 2)
+                mv[s] = 1.0
+                mv[s + 1 + ((code & ~FLIPPED) >> 1)] = 1.0
+                if boxes.unloading[k]:
+                    mv[s + 1 + types] = 1.0
+        t = w + WORK_SLOTS * (types + 2)
+        mv[t], mv[t + 1] = known
+        if is_locked(station, cell):
+            mv[t + 2] = 1.0
+        if used:
+            mv[t + 3] = used / 8
+
+    def _put_decision(self, state: GameState, rel_of: list[int], decision: tuple[object, ...]) -> None:
+        """Moves left, the train being made up, the collision waiting, the Mainline queue."""
+        where = self.sections["decision"]
+        self._zero(where.start, where.stop)
+        mv = self._mv
         n, t = self.n, self.trays
-        put_i, put_v = idx.append, val.append
-        c = self._o["decision"]
+        c = where.start
         if state.moves_left:
-            put_i(c)
-            put_v(state.moves_left / 6)
+            mv[c] = state.moves_left / 6
         if state.build_turn:
-            put_i(c + 1)
-            put_v(state.build_turn / 8)
+            mv[c + 1] = state.build_turn / 8
         if state.build_owner != EMPTY:
-            put_i(c + 2 + rel_of[state.build_owner])
-            put_v(1.0)
+            mv[c + 2 + rel_of[state.build_owner]] = 1.0
         c += n
         if state.building != EMPTY:
-            put_i(c + 2 + state.building)
-            put_v(1.0)
+            mv[c + 2 + state.building] = 1.0
         b = c + 2 + t
         collision = state.collision
         if collision is not None:
-            put_i(b + collision.mover)
-            put_v(1.0)
+            mv[b + collision.mover] = 1.0
             if collision.struck != EMPTY:
-                put_i(b + t + collision.struck)
-                put_v(1.0)
+                mv[b + t + collision.struck] = 1.0
             b2 = b + 2 * t
             if collision.office != EMPTY:
-                put_i(b2 + collision.office)
-                put_v(1.0)
+                mv[b2 + collision.office] = 1.0
             if collision.cell is not None:
-                idx += (b2 + n, b2 + n + 1)
-                val += (collision.cell[0] / ROW_LIMIT, collision.cell[1] / COL_LIMIT)
+                mv[b2 + n] = collision.cell[0] / ROW_LIMIT
+                mv[b2 + n + 1] = collision.cell[1] / COL_LIMIT
             if collision.seat != EMPTY:
-                put_i(b2 + n + 2 + rel_of[collision.seat])
-                put_v(1.0)
+                mv[b2 + n + 2 + rel_of[collision.seat]] = 1.0
         q = b + 2 * t + 2 * n + 2
         for position, tray in enumerate(state.mainline_queue):
-            put_i(q + tray)
-            put_v((position + 1) / (t + 1))
-
-        if speller is not None and speller.tokens:
-            self._prefix(state, speller, idx, val)
+            mv[q + tray] = (position + 1) / (t + 1)
+        self._decision_seen = (*decision[:-1], state.mainline_queue[:])
 
     def refresh_prefix(self, state: GameState, speller: Speller | None, out: np.ndarray) -> None:
         """Rewrite only the ``prefix`` section of an encoding of this position (the tokens of
         the decision being spelled are all that changed)."""
         out[self.sections["prefix"]] = 0.0
-        if speller is not None and speller.tokens:
+        spelled = speller is not None and bool(speller.tokens)
+        if speller is not None and spelled:
             idx: list[int] = []
             val: list[float] = []
             self._prefix(state, speller, idx, val)
             out[idx] = val
+        if out is self._out:
+            self._prefix_written = spelled
 
     def _prefix(self, state: GameState, speller: Speller, idx: list[int], val: list[float]) -> None:
         p = self._o["prefix"]
@@ -573,21 +722,39 @@ class ObservationEncoderV1:
         val += (row / ROW_LIMIT, col / COL_LIMIT)
 
 
-def _arrays(idx: list[int], val: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    return np.array(idx, dtype=np.intp), np.array(val, dtype=np.float32)
+class _StationCards:
+    """One station's share of the observation while its cards stay as they are."""
+
+    __slots__ = ("station_cells", "block", "workers")
+
+    def __init__(self, station_cells: list[tuple[int, float]], block: np.ndarray) -> None:
+        self.station_cells = station_cells  # (index, value): its office card, control point, Limits
+        self.block = block  # the card slots of its laid cards, one after another
+        # each facility's workers and capacity bonus (R9.0.3), worked out when its box is shown
+        self.workers: dict[Cell, tuple[float, float]] = {}
 
 
-def _car(code: int, slot: int, idx: list[int], val: list[float]) -> None:
-    """One car at ``slot``: present, its type one-hot, loaded, flipped (R9.3.4)."""
-    plain = code & ~FLIPPED
-    idx += (slot, slot + 1 + (plain >> 1))
-    val += (1.0, 1.0)
-    if plain & 1:
-        idx.append(slot + 1 + CAR_KINDS)
-        val.append(1.0)
-    if code & FLIPPED:
-        idx.append(slot + 2 + CAR_KINDS)
-        val.append(1.0)
+def _car_cells(code: int) -> tuple[int, ...]:
+    """Where a car's ones go in its slot: present, its type one-hot, loaded, flipped (R9.3.4)."""
+    cells = _CAR_CELLS.get(code)
+    if cells is None:
+        plain = code & ~FLIPPED
+        cells = (0, 1 + (plain >> 1))
+        if plain & 1:
+            cells += (1 + CAR_KINDS,)
+        if code & FLIPPED:
+            cells += (2 + CAR_KINDS,)
+        _CAR_CELLS[code] = cells
+    return cells
+
+
+_CAR_CELLS: dict[int, tuple[int, ...]] = {}
+_ENGINE_CELLS = (CAR_FEATURES,)  # an engine in a consist: its own flag past the car features
+_TRAY_FIELDS = attrgetter(
+    "train", "direction", "at_dp", "line", "region", "office", "cell", "split", "facing", "cleared_by",
+    "consist",
+)  # fmt: skip
+_BOX_FIELDS = attrgetter("outbound", "inbound", "work", "unloading")
 
 
 __all__ = ["ObservationEncoderV1", "budgets"]
