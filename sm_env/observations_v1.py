@@ -132,8 +132,11 @@ class ObservationEncoderV1:
         ]
         self.sections, self.size = lay_out(sizes)
         self._o = {name: s.start for name, s in self.sections.items()}
+        self._days, self._stages = max(1, config.days), STAGES_PER_DAY * config.days  # the clock's scales
         self._head_end = self.sections["hand"].stop  # clock, phase, seats and hand lead the vector
         self._seat_bases = [self._o["seats"] + r * (4 + n) for r in range(n)]
+        self._department_bases = [self._o["departments"] + d * (2 * cards + 1) for d in range(DEPARTMENTS)]
+        self._station_bases = [self._o["stations"] + office * self.station_features for office in range(n)]
         self._cleared_at = 1 + TRAIN_NUMBERS + 4 + n + 1 + MAX_REGIONS + n + 2 + 2  # in a tray's values
         self._rel = [[(seat + r) % n for r in range(n)] for seat in range(n)]  # relative -> seat
         self._rel_of = [[(s - seat) % n for s in range(n)] for seat in range(n)]  # seat -> relative
@@ -178,12 +181,11 @@ class ObservationEncoderV1:
         self._schedule_seen: tuple[list[int], list[int], list[tuple[int, int]], int] | None = None
         self._division_seen: list[int] | None = None
         self._classification_seen: list[int] | None = None
-        self._trays_seen: list[tuple[object, ...]] | None = None
+        self._trays_seen: list[tuple[object, ...] | int] | None = None
         self._trays_seat = 0  # the viewer the trays' clearing seats are relative to
         self._trays_cleared: list[tuple[int, int]] = []  # per train cleared: (its one-hot, seat)
         self._owners_seen: tuple[int, list[int]] | None = None
-        stations = self._o["stations"]  # where each station's owner is written:
-        self._owner_cells = [stations + office * self.station_features for office in range(self.n)]
+        self._owner_cells: list[int] = []  # where the owners' ones are
         self._cards_written: list[tuple[_StationCards, int, int] | None] = [None] * self.n  # slot, count
         self._cards_end = 0  # the card slots written
         self._cards_shown = -1  # the value of _cards_made they show
@@ -209,9 +211,8 @@ class ObservationEncoderV1:
         # clock, phase, seats and hand change at almost every decision: rewritten each time
         head = self._head_end
         mv[:head] = self._zeros[:head]
-        days = self.config.days
-        mv[0] = state.day / max(1, days)
-        mv[1] = state.stages_played / (STAGES_PER_DAY * days)
+        mv[0] = state.day / self._days
+        mv[1] = state.stages_played / self._stages
         mv[2 + state.stage] = 1.0
         mv[o["phase"] + self.phase_index[state.phase]] = 1.0
         bases = self._seat_bases
@@ -247,7 +248,9 @@ class ObservationEncoderV1:
             self._division_seen = self._put_yard(state.division, o["yards"])
         if state.classification != self._classification_seen:
             self._classification_seen = self._put_yard(state.classification, o["yards"] + N_CAR_CODES)
-        trays = list(map(_TRAY_FIELDS, state.trays))
+        trays = [
+            _TRAY_FIELDS(t) if t.train != EMPTY else EMPTY for t in state.trays
+        ]  # a free one shows nothing
         if trays != self._trays_seen:
             self._put_trays(state, trays, seat)
         elif seat != self._trays_seat:
@@ -296,27 +299,26 @@ class ObservationEncoderV1:
         size. A card laid on top or taken off moves one count (counts of 1/16 add exactly)."""
         mv = self._mv
         cards = self.cards_n
-        width = 2 * cards + 1
         seen = self._departments_seen
-        base = self._o["departments"]
         for d, dept in enumerate(departments):
             was = seen[d]
-            if dept != was:
-                if was and len(dept) == len(was) + 1 and dept[:-1] == was:
-                    mv[base + was[-1]] = 0.0
-                    mv[base + cards + was[-1]] += 1 / 16
-                elif was and dept and len(was) == len(dept) + 1 and was[:-1] == dept:
-                    mv[base + was[-1]] = 0.0
-                    mv[base + cards + dept[-1]] -= 1 / 16
-                else:
-                    self._zero(base, base + width)
-                    for card in dept[:-1]:
-                        mv[base + cards + card] += 1 / 16
-                if dept:
-                    mv[base + dept[-1]] = 1.0
-                mv[base + 2 * cards] = len(dept) / CARDS_SCALE
-                seen[d] = dept[:]
-            base += width
+            if dept == was:
+                continue
+            top = self._department_bases[d]
+            if was and dept[:-1] == was:
+                mv[top + was[-1]] = 0.0
+                mv[top + cards + was[-1]] += 1 / 16
+            elif was and dept and was[:-1] == dept:
+                mv[top + was[-1]] = 0.0
+                mv[top + cards + dept[-1]] -= 1 / 16
+            else:
+                self._zero(top, top + 2 * cards + 1)
+                for card in dept[:-1]:
+                    mv[top + cards + card] += 1 / 16
+            if dept:
+                mv[top + dept[-1]] = 1.0
+            mv[top + 2 * cards] = len(dept) / CARDS_SCALE
+            seen[d] = dept[:]
 
     def _put_salvage(self, salvage: list[int]) -> None:
         c = self._o["decks"] + 1
@@ -373,7 +375,7 @@ class ObservationEncoderV1:
             mv[start + code] = count / CARS_SCALE
         return counts[:]
 
-    def _put_trays(self, state: GameState, trays: list[tuple[object, ...]], seat: int) -> None:
+    def _put_trays(self, state: GameState, trays: list[tuple[object, ...] | int], seat: int) -> None:
         """The trays whose fields changed; and the others' clearing seat, if the viewer changed."""
         mv = self._mv
         seen = self._trays_seen
@@ -445,14 +447,14 @@ class ObservationEncoderV1:
         """Each station's owner, relative to the viewer."""
         seat, seat_of_office = owners
         mv = self._mv
+        for k in self._owner_cells:
+            mv[k] = 0.0
         rel_of = self._rel_of[seat]
-        written = self._owner_cells
-        base = self._o["stations"]
-        for office in range(self.n):
-            mv[written[office]] = 0.0
-            written[office] = cell = base + rel_of[seat_of_office[office]]
-            mv[cell] = 1.0
-            base += self.station_features
+        self._owner_cells = cells = [
+            c + rel_of[s] for c, s in zip(self._station_bases, seat_of_office, strict=True)
+        ]
+        for k in cells:
+            mv[k] = 1.0
         self._owners_seen = (seat, seat_of_office[:])
 
     def _put_cards(self) -> None:
