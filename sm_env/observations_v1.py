@@ -9,16 +9,20 @@ being spelled. Seats are relative to the viewer (the viewer first, then leftward
 west to east. Values lie in [-1, 1]. Counts are divided by a scale no count can pass (the number
 of cars, of cards, ...), so nothing is clipped, and a station cell is its row / 2 and column / 5.
 
-``encode`` writes into a caller's array and updates it in place: the encoder remembers the array
-it wrote last and, part by part (the Departments, the timetable, each tray, the card slots, the
-boxes, ...), the state that part was written from, as copies. A call with that same array
-rewrites only the parts whose state differs (a seat-relative part also when the viewer does);
-the clock, the seats and the hand, which change at almost every decision, are rewritten each
-time. Any other array is zeroed and written whole, and becomes the one remembered. So the array
-last written must not be changed between calls but by ``refresh_prefix``, or it must be passed
-anew: a copy, or after ``reset_cache``. Values go in one at a time through a memoryview, which
-costs a third of a numpy scalar write. Each station's card slots, which change only when a card
-is laid, the office upgraded or a Modifier serves another facility or is used, are cached apart.
+``encode`` writes into a caller's array, in place. The encoder remembers the array it wrote
+last and, for each part of it (each Department, the timetable, each tray, the card slots, each
+box slot, ...), copies of the state that part was written from. Called again with that array, it
+compares the state with them and rewrites only the parts that differ (a seat-relative part also
+when the viewer changed); the clock, the seats and the hand, which change at almost every
+decision, are rewritten each time. Any other array is zeroed and written whole, and is the one
+remembered from then on. So between two calls the array last written must change only through
+``refresh_prefix``; to give ``encode`` one changed otherwise, call ``reset_cache`` first. A call
+that raises forgets the array. Single values are written through a memoryview (a third of the
+cost of a numpy item assignment).
+
+Each station's card slots and office values, which change only when a card is laid there, its
+office is upgraded or a Modifier serves another facility or is used, are cached apart from any
+array (as are its facilities' workers), keyed by those few things rather than the whole grid.
 """
 
 from __future__ import annotations
@@ -202,6 +206,15 @@ class ObservationEncoderV1:
         decision being spelled when ``seat`` is spelling one, else None."""
         if out is not self._out:
             self._adopt(out)
+        try:
+            self._update(state, seat, speller, out)
+        except BaseException:
+            self._out = None  # what it holds is unknown now: the next call writes it whole
+            raise
+        return out
+
+    def _update(self, state: GameState, seat: int, speller: Speller | None, out: np.ndarray) -> None:
+        """Rewrite in ``out``, the array last written, the parts that differ from ``state``."""
         mv = self._mv
         o = self._o
         rel_of = self._rel_of[seat]
@@ -289,7 +302,6 @@ class ObservationEncoderV1:
             self._put_decision(state, rel_of, decision)
         if self._prefix_written or (speller is not None and speller.tokens):
             self.refresh_prefix(state, speller, out)
-        return out
 
     def _zero(self, start: int, stop: int) -> None:
         self._mv[start:stop] = self._zeros[start:stop]
