@@ -146,6 +146,8 @@ class ObservationEncoderV1:
         self._rel_of = [[(s - seat) % n for s in range(n)] for seat in range(n)]  # seat -> relative
         self._station_cards: list[_StationCards | None] = [None] * n
         self._station_keys: list[object] = [None] * n  # what each of them was made for
+        self._owners_layout: list[int] = []  # the seat of each office the next list is for
+        self._owner_cells_of: list[list[int]] = []  # per viewer, where the stations' owners' ones go
         self._cards_made = 0  # counts the station cards made: the box slots' workers may change
         self._zeros = np.zeros(self.size, dtype=np.float32).data
         self._adopt(None)
@@ -458,16 +460,19 @@ class ObservationEncoderV1:
     def _put_owners(self, owners: tuple[int, list[int]]) -> None:
         """Each station's owner, relative to the viewer."""
         seat, seat_of_office = owners
+        if seat_of_office != self._owners_layout:  # seats changed offices (RB.3): other cells
+            self._owners_layout = seat_of_office[:]
+            self._owner_cells_of = [
+                [c + rel_of[s] for c, s in zip(self._station_bases, seat_of_office, strict=True)]
+                for rel_of in self._rel_of
+            ]
         mv = self._mv
         for k in self._owner_cells:
             mv[k] = 0.0
-        rel_of = self._rel_of[seat]
-        self._owner_cells = cells = [
-            c + rel_of[s] for c, s in zip(self._station_bases, seat_of_office, strict=True)
-        ]
+        self._owner_cells = cells = self._owner_cells_of[seat]
         for k in cells:
             mv[k] = 1.0
-        self._owners_seen = (seat, seat_of_office[:])
+        self._owners_seen = (seat, self._owners_layout)
 
     def _put_cards(self) -> None:
         """The stations' offices and Limits, and the card slots from the first that changed."""
