@@ -18,15 +18,17 @@ unmasked token leads on to at least one legal intent. docs/actions.md documents 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 from typing import Any
 
 from sm_env.actions import CELL_INDEX, Block, IllegalActionError
 from sm_env.core.catalogue import Catalogue
 from sm_env.core.config import GameConfig
 from sm_env.core.grid import END_OFFSET
-from sm_env.core.intents import Intent, MoveTray
+from sm_env.core.intents import INTENT_CLASSES, Intent, MoveTray
 from sm_env.core.registry import CELL, CELLS, INTENTS, Param
 from sm_env.core.registry import Block as BlockSpec
 
@@ -69,8 +71,13 @@ class TokenTable:
         self.trays = self.blocks["move_tray"].size
         # The heads whose intents take a cell token next (for the observation's prefix).
         self.two_token_heads = tuple(spec.name for spec, kept in heads if len(kept) < len(spec.params))
-        # Every intent but a Move, for every seat: its spelling.
-        self.spelling: dict[Intent, Spelling] = {}
+        # Every intent but a Move, for every seat: its spelling, keyed by its class and fields
+        # (``fields_key``): hashing and comparing an intent runs its dataclass methods in
+        # Python, a tuple of its fields is hashed and compared in C.
+        self._fields: dict[type, Callable[[Any], Any]] = {
+            cls: attrgetter(*(f.name for f in dataclasses.fields(cls))) for cls in INTENT_CLASSES.values()
+        }
+        self.spelling: dict[tuple[type, Any], Spelling] = {}
         self.intent_of: list[dict[Spelling, Intent]] = []
         for seat in range(config.offices):
             of: dict[Spelling, Intent] = {}
@@ -84,7 +91,7 @@ class TokenTable:
                     intent = spec.make(seat, *(values[i][k] for i, k in enumerate(point)))
                     head = block.index(*(point[i] for i in kept))
                     spelled = (head, *(cell_block.start + point[i] for i in cell_at))
-                    self.spelling[intent] = spelled
+                    self.spelling[self.fields_key(intent)] = spelled
                     of[spelled] = intent
             self.intent_of.append(of)
         self._cell_start = cell_block.start
@@ -94,12 +101,17 @@ class TokenTable:
 
     # ------------------------------------------------------------------ spellings
 
+    def fields_key(self, intent: Intent) -> tuple[type, Any]:
+        """What ``spelling`` is keyed by: the intent's class and its fields."""
+        cls = type(intent)
+        return cls, self._fields[cls](intent)
+
     def spell(self, intent: Intent) -> Spelling:
         """The full spelling of an intent (a decision may complete before its end)."""
         if type(intent) is MoveTray:
             return self.spell_move(intent)
         try:
-            return self.spelling[intent]
+            return self.spelling[self.fields_key(intent)]
         except KeyError:
             raise ValueError(f"{intent!r} is outside this configuration's action space") from None
 
@@ -115,8 +127,15 @@ class TokenTable:
         return tuple(tokens)
 
     def spell_all(self, intents: Iterable[Intent]) -> list[tuple[Spelling, Intent]]:
-        spelling, spell_move = self.spelling, self.spell_move
-        return [(spell_move(i) if type(i) is MoveTray else spelling[i], i) for i in intents]
+        spelling, fields = self.spelling, self._fields
+        out: list[tuple[Spelling, Intent]] = []
+        for intent in intents:
+            if type(intent) is MoveTray:
+                out.append((self.spell_move(intent), intent))
+            else:
+                cls = type(intent)
+                out.append((spelling[cls, fields[cls](intent)], intent))
+        return out
 
     # ------------------------------------------------------------------ reading tokens
 
