@@ -390,15 +390,15 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         # Like the rewards, an agent's revenue events gather until it acts again.
         self.infos[agent] = {"revenue_events": []}
         ledger = game.ledger
-        if len(ledger) > self._ledger_seen:
+        if len(ledger) > self._ledger_seen:  # else every reward is 0: nothing to accumulate
             coop = self.config.mode is Mode.COOP
             for entry in ledger[self._ledger_seen :]:
                 for a in self.agents if coop else (self._agent_of[entry.seat],):
                     self.rewards[a] += entry.amount
                     self.infos[a]["revenue_events"].append(entry._asdict())
             self._ledger_seen = len(ledger)
+            self._accumulate_rewards()
         game.events.clear()  # the ledger keeps what matters; the log would grow all game
-        self._accumulate_rewards()
         if game.is_terminal():
             self.terminations = dict.fromkeys(self.agents, True)
         elif self.max_stages is not None and game.stages_played >= self.max_stages:
