@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,7 @@ def play(pure: bool) -> dict[str, list[object]]:
         capture_output=True,
         text=True,
         check=True,
-        cwd=ROOT,
+        cwd=tempfile.gettempdir(),  # not the checkout: sm_env comes from where this test's does
         env=env,
         timeout=600,
     )
