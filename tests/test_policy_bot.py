@@ -15,6 +15,8 @@ from agents.policy import PolicyBot, PolicyFileError, PolicyNet, shipped_policy_
 from sm_env.aec_v1 import raw_env_v1
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
+from sm_env.core.intents import PlaceCard
+from sm_env.core.rng import Rng
 
 
 def _random_policy_file(path: Path, offices: int, seed: int = 0) -> Path:
@@ -100,6 +102,32 @@ def test_the_policy_bot_is_legal_and_deterministic(policy_file: Path) -> None:
             decisions = play_game(state, [make_bot(spec, 7), make_bot("passenger", 8)])
             games.append((decisions, state.state_hash()))
         assert games[0] == games[1]
+
+
+def test_a_policy_bot_moved_to_another_board_sees_it_whole(policy_file: Path) -> None:
+    """Two boards that differ only in where one card was laid, which the encoder's station
+    caches (keyed by the card count, the office and the Modifiers, what changes within one
+    game) cannot tell apart: a bot that decided on one still sees the other as a new bot
+    does, and decides the same."""
+    rng = Rng(3)
+    state = new_game(GameConfig(offices=2, days=1), seed=4)
+    while True:
+        legal = state.legal_intents()
+        places = [i for i in legal if isinstance(i, PlaceCard)]
+        pair = next(((a, b) for a in places for b in places if a.card == b.card and a.cell != b.cell), None)
+        if pair is not None:
+            break
+        state.apply(legal[rng.below(len(legal))])
+    boards = []
+    for place in pair:
+        board = state.clone()
+        board.apply(place)
+        assert len(board.legal_intents()) > 1
+        boards.append(board.view(board.current_player()))
+    moved, new = PolicyBot(0, str(policy_file)), PolicyBot(0, str(policy_file))
+    moved.choose(boards[0])
+    assert moved.choose(boards[1]) == new.choose(boards[1])
+    assert np.array_equal(moved._obs, new._obs)
 
 
 def test_a_policy_for_other_spaces_is_refused(policy_file: Path) -> None:
