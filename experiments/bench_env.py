@@ -1,6 +1,7 @@
-"""Benchmark the PettingZoo environment: random masked play, steps per second, with the parts
-of a step timed apart (observe with its mask, step), and PettingZoo's connect_four_v3 played
-the same way for scale when pygame is installed.
+"""Benchmark the PettingZoo environments (v0 and v1): random masked play, steps per second,
+with the parts of a step timed apart (the mask: the legal intents and, in v1, the speller; the
+rest of observe: the encoder; step: the rules and the env's bookkeeping), and PettingZoo's
+connect_four_v3 played the same way for scale when pygame is installed.
 
     python -m experiments.bench_env --games 20 --offices 3
 
@@ -18,24 +19,32 @@ import numpy as np
 import sm_env
 
 
-def play(env: Any, games: int) -> tuple[int, float, float, float]:
-    """(steps, seconds, seconds in last(), seconds in step()) of random masked play."""
+def play(env: Any, games: int) -> tuple[int, float, float, float, float]:
+    """(steps, seconds, seconds in the mask, in the rest of last(), in step()) of random
+    masked play."""
     rng = np.random.default_rng(0)
+    raw = env.unwrapped
+    mask_first = hasattr(raw, "action_mask")  # connect_four's mask is made in observe
     steps = 0
-    t_last = t_step = 0.0
+    t_mask = t_last = t_step = 0.0
     start = time.perf_counter()
     for game in range(games):
         env.reset(seed=game)
         for _agent in env.agent_iter():
             t0 = time.perf_counter()
-            obs, _reward, term, trunc, _info = env.last()
+            if mask_first and env.agents:
+                raw.action_mask()
             t1 = time.perf_counter()
+            obs, _reward, term, trunc, _info = env.last()
+            t2 = time.perf_counter()
             action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            t3 = time.perf_counter()
             env.step(action)
-            t_last += t1 - t0
-            t_step += time.perf_counter() - t1
+            t_mask += t1 - t0
+            t_last += t2 - t1
+            t_step += time.perf_counter() - t3
             steps += action is not None
-    return steps, time.perf_counter() - start, t_last, t_step
+    return steps, time.perf_counter() - start, t_mask, t_last, t_step
 
 
 def main() -> None:
@@ -47,21 +56,23 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=1)
     args = parser.parse_args()
 
-    env = sm_env.env(num_offices=args.offices, days=args.days)
-    steps, seconds, t_last, t_step = play(env, args.games)
-    raw = env.unwrapped
-    per_observe, per_step = 1e6 * t_last / steps, 1e6 * t_step / steps
-    print(
-        f"station_master_v0, {args.offices} offices, {args.days} day(s): {steps} steps in {seconds:.2f} s, "
-        f"{steps / seconds:,.0f} steps/s (observe {per_observe:.0f} µs, step {per_step:.0f} µs per step); "
-        f"actions {raw.table.size}, observation {raw.encoder.size}"
-    )
+    for name, make in (("station_master_v0", sm_env.env), ("station_master_v1", sm_env.env_v1)):
+        env = make(num_offices=args.offices, days=args.days)
+        steps, seconds, t_mask, t_last, t_step = play(env, args.games)
+        raw = env.unwrapped
+        mask, observe, step = (1e6 * t / steps for t in (t_mask, t_last, t_step))
+        print(
+            f"{name}, {args.offices} offices, {args.days} day(s): {steps} steps in {seconds:.2f} s, "
+            f"{steps / seconds:,.0f} steps/s (per step: mask {mask:.1f} µs, the rest of observe "
+            f"{observe:.1f} µs, step {step:.1f} µs); actions {raw.table.size}, "
+            f"observation {raw.encoder.size}"
+        )
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError as err:  # connect_four needs pygame
         print(f"connect_four_v3 not measured: {err}")
         return
-    steps, seconds, _, _ = play(connect_four_v3.env(), args.games * 20)
+    steps, seconds, *_ = play(connect_four_v3.env(), args.games * 20)
     print(f"connect_four_v3 for scale: {steps} steps in {seconds:.2f} s, {steps / seconds:,.0f} steps/s")
 
 
