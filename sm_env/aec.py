@@ -59,6 +59,18 @@ def wrap(raw: AECEnv, illegal_action: str, illegal_reward: float) -> AECEnv:
     return ClassicWrapper(raw, illegal_reward if illegal_action == "terminate" else None)
 
 
+def _after_reset(name: str) -> Any:
+    """The raw env's attribute ``name``, read through the wrapper; an AttributeError before
+    reset, as ``OrderEnforcingWrapper`` says."""
+
+    def read(wrapper: ClassicWrapper) -> Any:
+        if not wrapper._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(wrapper._raw, name)
+
+    return property(read)
+
+
 class ClassicWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     """The three wrappers of PettingZoo's classic games in one layer, with their behaviour:
     ``OrderEnforcingWrapper`` (which it is), ``AssertOutOfBoundsWrapper`` and, unless
@@ -79,47 +91,16 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
             if isinstance(space := env.action_space(agent), spaces.Discrete) and space.start == 0
         }
 
-    @property
-    def agent_selection(self) -> str:
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
-        return self._raw.agent_selection  # type: ignore[no-any-return]
-
-    @property
-    def agents(self) -> list[str]:
-        if not self._has_reset:
-            raise AttributeError("agents cannot be accessed before reset")
-        return self._raw.agents  # type: ignore[no-any-return]
+    agent_selection = _after_reset("agent_selection")
+    agents = _after_reset("agents")
+    rewards = _after_reset("rewards")
+    terminations = _after_reset("terminations")
+    truncations = _after_reset("truncations")
+    infos = _after_reset("infos")
 
     @property
     def num_agents(self) -> int:
-        if not self._has_reset:
-            raise AttributeError("num_agents cannot be accessed before reset")
-        return len(self._raw.agents)
-
-    @property
-    def rewards(self) -> dict[str, float]:
-        if not self._has_reset:
-            raise AttributeError("rewards cannot be accessed before reset")
-        return self._raw.rewards  # type: ignore[no-any-return]
-
-    @property
-    def terminations(self) -> dict[str, bool]:
-        if not self._has_reset:
-            raise AttributeError("terminations cannot be accessed before reset")
-        return self._raw.terminations  # type: ignore[no-any-return]
-
-    @property
-    def truncations(self) -> dict[str, bool]:
-        if not self._has_reset:
-            raise AttributeError("truncations cannot be accessed before reset")
-        return self._raw.truncations  # type: ignore[no-any-return]
-
-    @property
-    def infos(self) -> dict[str, dict[str, Any]]:
-        if not self._has_reset:
-            raise AttributeError("infos cannot be accessed before reset")
-        return self._raw.infos  # type: ignore[no-any-return]
+        return len(self.agents)
 
     @property
     def _cumulative_rewards(self) -> dict[str, float]:
