@@ -166,9 +166,6 @@ class PolicyBot:
             self.reason = "the only decision there is"
             return legal[0]
         speller = Speller(table.spell_all(legal))
-        # The encoder keeps parts of the last board it wrote; this view may be of another game
-        # (its caches key on what changes within one), so it writes this board whole.
-        encoder.reset_cache()
         tokens = 0
         while True:
             options = list(speller.options())

@@ -22,7 +22,9 @@ cost of a numpy item assignment).
 
 Each station's card slots and office values, which change only when a card is laid there, its
 office is upgraded or a Modifier serves another facility or is used, are cached apart from any
-array (as are its facilities' workers), keyed by those few things rather than the whole grid.
+array (as are its facilities' workers), keyed by a copy of its grid and Modifiers: comparing
+those few small dicts costs less than building a shorter key, and a board of another game
+cannot pass for the last one.
 """
 
 from __future__ import annotations
@@ -273,7 +275,7 @@ class ObservationEncoderV1:
         owners = (seat, state.seat_of_office)
         if owners != self._owners_seen:
             self._put_owners(owners)
-        keys = [(len(st.grid), st.grid[OFFICE_CELL][0], st.modifiers, st.modifiers_used) for st in stations]
+        keys = [(st.grid, st.modifiers, st.modifiers_used) for st in stations]
         if keys != self._station_keys:
             self._make_station_cards(state, keys)
         if self._cards_shown != self._cards_made:
@@ -507,13 +509,13 @@ class ObservationEncoderV1:
         self._mv[self._o["overflow"] + k] = min(1.0, count / 8)
 
     def _make_station_cards(
-        self, state: GameState, keys: list[tuple[int, int, dict[Cell, Cell], set[Cell]]]
+        self, state: GameState, keys: list[tuple[dict[Cell, tuple[int, bool]], dict[Cell, Cell], set[Cell]]]
     ) -> None:
         """Remake the cards of the stations whose key changed."""
         for office, key in enumerate(keys):
             if key != self._station_keys[office]:
                 self._station_cards[office] = self._station_cards_of(state, office)
-                self._station_keys[office] = (key[0], key[1], key[2].copy(), key[3].copy())
+                self._station_keys[office] = (key[0].copy(), key[1].copy(), key[2].copy())
                 self._cards_made += 1
 
     def _station_cards_of(self, state: GameState, office: int) -> _StationCards:

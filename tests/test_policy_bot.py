@@ -105,10 +105,9 @@ def test_the_policy_bot_is_legal_and_deterministic(policy_file: Path) -> None:
 
 
 def test_a_policy_bot_moved_to_another_board_sees_it_whole(policy_file: Path) -> None:
-    """Two boards that differ only in where one card was laid, which the encoder's station
-    caches (keyed by the card count, the office and the Modifiers, what changes within one
-    game) cannot tell apart: a bot that decided on one still sees the other as a new bot
-    does, and decides the same."""
+    """Two boards that differ only in where one card was laid (the same card count, office and
+    Modifiers): a bot that decided on one, its encoder's caches holding that board, still sees
+    the other as a new bot does, and decides the same."""
     rng = Rng(3)
     state = new_game(GameConfig(offices=2, days=1), seed=4)
     while True:
