@@ -62,7 +62,7 @@ class Size:
     peer_games: int
     ppo_frames: int
     ppo_steps: int  # MaskablePPO n_steps per env
-    rounds: int  # the AEC envs' rounds: each figure is its fastest
+    rounds: int  # rounds of the compared plays (AEC envs, core and catanatron): each figure is its fastest
 
     @classmethod
     def of(cls, quick: bool) -> Size:
