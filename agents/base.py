@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from sm_env.core.intents import Intent
-from sm_env.core.state import GameState, SeatView
+from sm_env.core import GameState, Intent, SeatView
 
 
 class Agent(Protocol):

@@ -14,13 +14,19 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from agents.planning import Plan, StationScorer, plan_switching, station_key
-from sm_env.core.card_play import HAND_LIMIT
-from sm_env.core.cargo import capacity_bonus, facility_spec, room, workers
-from sm_env.core.cars import CABOOSE, COACH, FLIPPED, car_type
-from sm_env.core.catalogue import CardType
-from sm_env.core.intents import (
+from sm_env.core import (
+    CABOOSE,
+    COACH,
+    EMPTY,
+    FLIPPED,
+    HAND_LIMIT,
+    MOVES_AT_NIGHT,
+    MOVES_PER_SWITCH,
+    NIGHT_STAGES,
+    OFFICE_CELL,
     AddCar,
     Board,
+    CardType,
     Cell,
     ChooseDivisionPoint,
     ChooseSwitch,
@@ -34,24 +40,30 @@ from sm_env.core.intents import (
     EndConsist,
     EndSwitching,
     EndTurn,
+    GameState,
     Intent,
     Labor,
     MoveTray,
     Pass,
+    Phase,
     PlaceCard,
     PlaceModifier,
     PlayCard,
     RedFlag,
+    Rng,
+    SeatView,
     StockOutbound,
+    capacity_bonus,
+    car_type,
+    describe,
+    eta,
+    facility_spec,
+    regions,
+    room,
+    spec_of,
+    start_line,
+    workers,
 )
-from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES
-from sm_env.core.mainline import eta, regions, start_line
-from sm_env.core.phases import Phase
-from sm_env.core.pieces import EMPTY, OFFICE_CELL
-from sm_env.core.rng import Rng
-from sm_env.core.state import GameState, SeatView
-from sm_env.core.text import describe
-from sm_env.core.trains import spec_of
 
 EMPTY_COACH = COACH * 2
 LOADED_COACH = COACH * 2 + 1

@@ -20,12 +20,21 @@ from agents.planning import (
     plan_candidates,
     station_key,
 )
-from sm_env.core.catalogue import CardKind
-from sm_env.core.grid import place
-from sm_env.core.intents import ChooseSwitch, Clearance, DrawDepartment, EndSwitching, Intent, PlaceCard
-from sm_env.core.phases import Phase
-from sm_env.core.pieces import OFFICE_CELL, Station
-from sm_env.core.state import GameState, SeatView
+from sm_env.core import (
+    OFFICE_CELL,
+    CardKind,
+    ChooseSwitch,
+    Clearance,
+    DrawDepartment,
+    EndSwitching,
+    GameState,
+    Intent,
+    Phase,
+    PlaceCard,
+    SeatView,
+    Station,
+    place,
+)
 
 
 class DispatcherBot(PassengerBot):

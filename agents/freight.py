@@ -20,22 +20,36 @@ from agents.common import (
     train_allows,
 )
 from agents.planning import StationScorer, layout_value
-from sm_env.core.cargo import capacity_bonus, facility_spec, room
-from sm_env.core.cars import CABOOSE, COACH, ENGINE, FLIPPED, car_type
-from sm_env.core.catalogue import CardKind, FacilitySpec
-from sm_env.core.grid import W, cell_ends, geometry_for, place, placements_by_card
-from sm_env.core.intents import (
+from sm_env.core import (
+    CABOOSE,
+    COACH,
+    EMPTY,
+    ENGINE,
+    FLIPPED,
+    OFFICE_CELL,
+    CardKind,
     Cell,
     ClearInbound,
     DrawDepartment,
+    FacilitySpec,
+    GameState,
     Intent,
     PlaceCard,
     PlaceModifier,
     PlayCard,
+    SeatView,
+    Station,
     StockOutbound,
+    W,
+    capacity_bonus,
+    car_type,
+    cell_ends,
+    facility_spec,
+    geometry_for,
+    place,
+    placements_by_card,
+    room,
 )
-from sm_env.core.pieces import EMPTY, OFFICE_CELL, Station
-from sm_env.core.state import GameState, SeatView
 
 
 class FreightBot(HeuristicBot):

@@ -23,11 +23,18 @@ from agents.common import (
     porters,
     trays_at,
 )
-from sm_env.core.cars import CABOOSE, COACH, car_type
-from sm_env.core.catalogue import CardKind
-from sm_env.core.intents import Intent, PlaceModifier, PlayCard
-from sm_env.core.pieces import OFFICE_CELL
-from sm_env.core.state import GameState, SeatView
+from sm_env.core import (
+    CABOOSE,
+    COACH,
+    OFFICE_CELL,
+    CardKind,
+    GameState,
+    Intent,
+    PlaceModifier,
+    PlayCard,
+    SeatView,
+    car_type,
+)
 
 
 class PassengerBot(HeuristicBot):

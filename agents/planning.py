@@ -19,30 +19,34 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from sm_env.core.cars import ENGINE
-from sm_env.core.catalogue import Catalogue
-from sm_env.core.grid import (
+from sm_env.core import (
     EAST_SIDE_MASK,
+    EMPTY,
     END_OFFSET,
+    ENGINE,
     NE,
     NW,
+    OFFICE_CELL,
     ROW_LIMIT,
     SE,
     SW,
     WEST_SIDE_MASK,
+    Catalogue,
+    Cell,
     E,
+    GameState,
+    MoveTray,
+    Station,
     W,
+    apply_move,
     cell_ends,
     end_direction,
     geometry_for,
     limits_cols,
+    list_moves,
+    makeup_problem,
     neighbour,
 )
-from sm_env.core.intents import Cell, MoveTray
-from sm_env.core.mainline import makeup_problem
-from sm_env.core.pieces import EMPTY, OFFICE_CELL, Station
-from sm_env.core.state import GameState
-from sm_env.core.switching import apply_move, list_moves
 
 FAR = 99  # Moves to a card the graph cannot reach
 MAX_SIMULATED = 1500  # Moves one search may simulate

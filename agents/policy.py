@@ -22,10 +22,7 @@ from typing import Any
 import numpy as np
 
 from sm_env.actions_v1 import Speller, TokenTable, token_table
-from sm_env.core.config import RULES_EDITION
-from sm_env.core.intents import Intent
-from sm_env.core.rng import Rng
-from sm_env.core.state import SeatView
+from sm_env.core import RULES_EDITION, Intent, Rng, SeatView
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1

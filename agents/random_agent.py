@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from sm_env.core.intents import Intent
-from sm_env.core.rng import Rng
-from sm_env.core.state import SeatView
+from sm_env.core import Intent, Rng, SeatView
 
 
 class RandomAgent:

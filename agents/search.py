@@ -30,11 +30,19 @@ from typing import Any, ClassVar
 
 from agents.common import cargo_progress
 from agents.passenger import PassengerBot
-from sm_env.core.config import Mode
-from sm_env.core.intents import Discard, EndTurn, Intent, PlaceCard, PlaceModifier, PlayCard
-from sm_env.core.phases import Phase
-from sm_env.core.rng import Rng
-from sm_env.core.state import GameState, SeatView
+from sm_env.core import (
+    Discard,
+    EndTurn,
+    GameState,
+    Intent,
+    Mode,
+    Phase,
+    PlaceCard,
+    PlaceModifier,
+    PlayCard,
+    Rng,
+    SeatView,
+)
 from sm_env.shaping import prospects
 
 _MASK = 0xFFFFFFFF

@@ -53,11 +53,19 @@ from agents import bot_label, make_bot, seat_seed
 from experiments.ledger import LEDGER_KINDS
 from experiments.parallel import run_all
 from experiments.stats import mean_ci
-from sm_env.core.cars import COACH, car_code
-from sm_env.core.config import MAX_OFFICES, MIN_OFFICES, GameConfig, HouseRules
-from sm_env.core.engine import new_game
-from sm_env.core.pieces import EMPTY
-from sm_env.core.state import STAGES_PER_DAY, Event, GameState
+from sm_env.core import (
+    COACH,
+    EMPTY,
+    MAX_OFFICES,
+    MIN_OFFICES,
+    STAGES_PER_DAY,
+    Event,
+    GameConfig,
+    GameState,
+    HouseRules,
+    car_code,
+    new_game,
+)
 
 CONFIDENCE = 0.95
 _SEED_MAX = 0xFFFFFFFF

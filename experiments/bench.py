@@ -41,10 +41,7 @@ from pettingzoo import AECEnv
 import sm_env
 from agents import seat_seed
 from sm_env.aec import wrap
-from sm_env.core import COMPILED, compiled_modules
-from sm_env.core.config import GameConfig
-from sm_env.core.engine import new_game
-from sm_env.core.rng import Rng
+from sm_env.core import COMPILED, GameConfig, Rng, compiled_modules, new_game
 from sm_env.single_agent import StationMasterEnvV1
 
 OFFICE_COUNTS = (1, 3, 6)

@@ -17,10 +17,7 @@ import argparse
 import time
 
 from agents import seat_seed
-from sm_env.core import COMPILED, compiled_modules
-from sm_env.core.config import GameConfig
-from sm_env.core.engine import new_game
-from sm_env.core.rng import Rng
+from sm_env.core import COMPILED, GameConfig, Rng, compiled_modules, new_game
 
 _FIGURES = ("legal", "legal_cached", "clone", "apply", "apply_unchecked", "view")
 

@@ -14,9 +14,7 @@ import time
 from collections import Counter
 
 from experiments.stations import random_station
-from sm_env.core.intents import MoveTray
-from sm_env.core.state import GameState
-from sm_env.core.text import render_station
+from sm_env.core import GameState, MoveTray, render_station
 
 
 def main() -> None:

@@ -36,13 +36,24 @@ from experiments.table.app import TableApp
 from experiments.table.session import HUMAN, SeatError, Session, check_save_target
 from experiments.table.viewer import Positions, run_viewer
 from experiments.train import TrainError, TrainSettings, train
-from sm_env.core.config import GameConfig, HouseRules, Mode
-from sm_env.core.engine import new_game
-from sm_env.core.errors import ConfigError, ReplayError, SnapshotError
-from sm_env.core.intents import Intent
-from sm_env.core.replay import Replay, load_replay
-from sm_env.core.state import CLOCK, Event, GameState
-from sm_env.core.text import event_text, render_division, render_station
+from sm_env.core import (
+    CLOCK,
+    ConfigError,
+    Event,
+    GameConfig,
+    GameState,
+    HouseRules,
+    Intent,
+    Mode,
+    Replay,
+    ReplayError,
+    SnapshotError,
+    event_text,
+    load_replay,
+    new_game,
+    render_division,
+    render_station,
+)
 
 DEMO_BOTS = ("passenger", "freight", "dispatcher")
 PLAY_SEATS = ("human", "passenger", "freight")

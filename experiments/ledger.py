@@ -1,6 +1,6 @@
 """Ledger entries (R2.4.7) grouped by kind through their rule ids, for the demo and tournaments."""
 
-from sm_env.core.state import GameState
+from sm_env.core import GameState
 
 LEDGER_KINDS = (
     ("boarded", ("R9.2.1",)),

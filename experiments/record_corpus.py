@@ -20,22 +20,24 @@ import json
 from pathlib import Path
 
 from agents import RandomAgent, seat_seed
-from sm_env.core.catalogue import load_catalogue
-from sm_env.core.config import GameConfig, HouseRules, Mode
-from sm_env.core.engine import new_game
-from sm_env.core.intents import (
+from sm_env.core import (
     Board,
     Detrain,
+    GameConfig,
+    HouseRules,
     Intent,
     IntentKind,
     Labor,
+    Mode,
     PlaceCard,
     PlaceModifier,
+    Replay,
+    Rng,
+    SeatView,
     StockOutbound,
+    load_catalogue,
+    new_game,
 )
-from sm_env.core.replay import Replay
-from sm_env.core.rng import Rng
-from sm_env.core.state import SeatView
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replays.jsonl.gz"
 _EAGER = (Board, Detrain, Labor, StockOutbound, PlaceCard, PlaceModifier)

@@ -8,14 +8,18 @@ only the switching code may see.
 
 from __future__ import annotations
 
-from sm_env.core.cars import ENGINE, N_CAR_CODES
-from sm_env.core.config import GameConfig
-from sm_env.core.engine import new_game
-from sm_env.core.grid import geometry_for
-from sm_env.core.intents import ChooseSwitch, PlaceCard
-from sm_env.core.phases import Phase
-from sm_env.core.rng import Rng
-from sm_env.core.state import GameState
+from sm_env.core import (
+    ENGINE,
+    N_CAR_CODES,
+    ChooseSwitch,
+    GameConfig,
+    GameState,
+    Phase,
+    PlaceCard,
+    Rng,
+    geometry_for,
+    new_game,
+)
 
 TRACK_IDS = ("straight", "straight-plain", "turnout-right", "turnout-left", "junction", "turnout-left-plain")
 

@@ -43,10 +43,7 @@ from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
 from experiments.ledger import LEDGER_KINDS, tally
 from experiments.parallel import run_all
 from experiments.stats import Rating, mean_ci, rate_games, wilson
-from sm_env.core.config import GameConfig
-from sm_env.core.engine import new_game
-from sm_env.core.intents import Intent
-from sm_env.core.state import SeatView
+from sm_env.core import GameConfig, Intent, SeatView, new_game
 
 CONFIDENCE = 0.95
 _SEED_MAX = 0xFFFFFFFF

@@ -45,10 +45,7 @@ import numpy as np
 
 from agents import make_bot, play_game, seat_seed
 from agents.policy import PolicyBot, PolicyNet, export_policy
-from sm_env.core.config import RULES_EDITION, GameConfig
-from sm_env.core.engine import new_game
-from sm_env.core.errors import ConfigError
-from sm_env.core.scenarios import scenario_names
+from sm_env.core import RULES_EDITION, ConfigError, GameConfig, new_game, scenario_names
 from sm_env.shaping import potential
 
 EVAL_SEED = 1_000_000  # evaluation deals are seeds EVAL_SEED.. (training never uses them)

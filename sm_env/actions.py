@@ -17,11 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sm_env.core.catalogue import Catalogue
-from sm_env.core.config import GameConfig
-from sm_env.core.intents import Intent, MoveTray
-from sm_env.core.registry import CARGO_TYPES, CELLS, INTENTS
-from sm_env.core.registry import Block as BlockSpec
+from sm_env.core import CARGO_TYPES, CELLS, INTENTS, Catalogue, GameConfig, Intent, MoveTray
+from sm_env.core import Block as BlockSpec
 
 CELL_INDEX = {cell: i for i, cell in enumerate(CELLS)}
 

@@ -25,12 +25,19 @@ from operator import attrgetter
 from typing import Any
 
 from sm_env.actions import CELL_INDEX, Block, IllegalActionError
-from sm_env.core.catalogue import Catalogue
-from sm_env.core.config import GameConfig
-from sm_env.core.grid import END_OFFSET
-from sm_env.core.intents import INTENT_CLASSES, Intent, MoveTray
-from sm_env.core.registry import CELL, CELLS, INTENTS, Param
-from sm_env.core.registry import Block as BlockSpec
+from sm_env.core import (
+    CELL,
+    CELLS,
+    END_OFFSET,
+    INTENT_CLASSES,
+    INTENTS,
+    Catalogue,
+    GameConfig,
+    Intent,
+    MoveTray,
+    Param,
+)
+from sm_env.core import Block as BlockSpec
 
 MOVE_BLOCKS = ("move_tray", "move_step", "move_stop")
 _END_OF_OFFSET = {offset: end for end, offset in enumerate(END_OFFSET)}

@@ -26,15 +26,22 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from sm_env.actions import ActionTable, IllegalActionError
-from sm_env.core.catalogue import load_catalogue
-from sm_env.core.config import GameConfig, HouseRules, Mode
-from sm_env.core.engine import new_game
-from sm_env.core.errors import ConfigError, IllegalIntent
-from sm_env.core.intents import Intent, MoveTray
-from sm_env.core.phases import Phase
-from sm_env.core.scenarios import apply_scenarios
-from sm_env.core.state import GameState
-from sm_env.core.text import board_text, describe
+from sm_env.core import (
+    ConfigError,
+    GameConfig,
+    GameState,
+    HouseRules,
+    IllegalIntent,
+    Intent,
+    Mode,
+    MoveTray,
+    Phase,
+    apply_scenarios,
+    board_text,
+    describe,
+    load_catalogue,
+    new_game,
+)
 from sm_env.moves import MoveBuilder, spell
 from sm_env.observations import ObservationEncoder
 

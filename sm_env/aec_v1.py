@@ -29,8 +29,7 @@ from pettingzoo import AECEnv
 from sm_env.actions import IllegalActionError
 from sm_env.actions_v1 import Speller, token_table
 from sm_env.aec import raw_env, wrap
-from sm_env.core.intents import Intent
-from sm_env.core.text import describe
+from sm_env.core import Intent, describe
 from sm_env.observations_v1 import ObservationEncoderV1
 
 NAME = "station_master_v1"

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Union
 
 from sm_env.actions import ActionTable
-from sm_env.core.grid import END_OFFSET
-from sm_env.core.intents import Cell, MoveTray
+from sm_env.core import END_OFFSET, Cell, MoveTray
 
 _END_OF_OFFSET = {offset: end for end, offset in enumerate(END_OFFSET)}
 

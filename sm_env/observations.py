@@ -17,15 +17,30 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sm_env.actions import CARGO_TYPES, CELLS, ActionTable
-from sm_env.core.cargo import capacity_bonus, workers
-from sm_env.core.cars import ENGINE, FLIPPED, N_CAR_CODES, car_type
-from sm_env.core.catalogue import CardKind, Catalogue
-from sm_env.core.config import GameConfig
-from sm_env.core.grid import COL_LIMIT, ROW_LIMIT, geometry_for, is_locked
-from sm_env.core.phases import Phase
-from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Station
-from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY, GameState
-from sm_env.core.switching import MAX_TRAY_CARS
+from sm_env.core import (
+    COL_LIMIT,
+    DEPARTMENTS,
+    EMPTY,
+    ENGINE,
+    FLIPPED,
+    MAX_TRAY_CARS,
+    N_CAR_CODES,
+    OFFICE_CELL,
+    ROW_LIMIT,
+    STAGES_PER_DAY,
+    WORK_SLOTS,
+    CardKind,
+    Catalogue,
+    GameConfig,
+    GameState,
+    Phase,
+    Station,
+    capacity_bonus,
+    car_type,
+    geometry_for,
+    is_locked,
+    workers,
+)
 
 if TYPE_CHECKING:
     from sm_env.moves import MoveBuilder

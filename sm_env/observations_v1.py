@@ -35,17 +35,34 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from sm_env.actions_v1 import TokenTable
-from sm_env.core.cargo import capacity_bonus, workers
-from sm_env.core.cars import ENGINE, FLIPPED, N_CAR_CODES
-from sm_env.core.catalogue import CardKind, Catalogue
-from sm_env.core.config import GameConfig
-from sm_env.core.grid import COL_LIMIT, END_OFFSET, ROW_LIMIT, geometry_for, is_locked, limits_cols
-from sm_env.core.intents import Cell
-from sm_env.core.phases import Phase
-from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Station, Tray
-from sm_env.core.registry import CARGO_TYPES
-from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY, GameState
-from sm_env.core.switching import MAX_TRAY_CARS
+from sm_env.core import (
+    CARGO_TYPES,
+    COL_LIMIT,
+    DEPARTMENTS,
+    EMPTY,
+    END_OFFSET,
+    ENGINE,
+    FLIPPED,
+    MAX_TRAY_CARS,
+    N_CAR_CODES,
+    OFFICE_CELL,
+    ROW_LIMIT,
+    STAGES_PER_DAY,
+    WORK_SLOTS,
+    CardKind,
+    Catalogue,
+    Cell,
+    GameConfig,
+    GameState,
+    Phase,
+    Station,
+    Tray,
+    capacity_bonus,
+    geometry_for,
+    is_locked,
+    limits_cols,
+    workers,
+)
 from sm_env.observations import lay_out
 
 if TYPE_CHECKING:

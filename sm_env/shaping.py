@@ -16,13 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sm_env.core.cargo import capacity_bonus, room
-from sm_env.core.cars import COACH, FLIPPED, car_type
-from sm_env.core.collisions import COLLISION_PENALTY
-from sm_env.core.errors import ConfigError
-from sm_env.core.mainline import eta
-from sm_env.core.pieces import EMPTY, OFFICE_CELL
-from sm_env.core.state import STAGES_PER_DAY, GameState
+from sm_env.core import (
+    COACH,
+    COLLISION_PENALTY,
+    EMPTY,
+    FLIPPED,
+    OFFICE_CELL,
+    STAGES_PER_DAY,
+    ConfigError,
+    GameState,
+    capacity_bonus,
+    car_type,
+    eta,
+    room,
+)
 
 Potential = Callable[[GameState, int], float]
 

@@ -48,9 +48,7 @@ from gymnasium import spaces
 from sm_env.actions import IllegalActionError
 from sm_env.aec import RENDER_MODES, raw_env
 from sm_env.aec_v1 import raw_env_v1
-from sm_env.core.errors import ConfigError
-from sm_env.core.scenarios import scenario_names
-from sm_env.core.state import GameState
+from sm_env.core import ConfigError, GameState, scenario_names
 from sm_env.shaping import Shaper
 
 Opponent = Any  # see the module docstring for the accepted kinds

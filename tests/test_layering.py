@@ -143,3 +143,24 @@ def test_env_modules_import_no_bots_experiments_or_torch(path: Path) -> None:
 def test_agents_import_no_experiments(path: Path) -> None:
     bad = [name for name in imported_modules(path) if name.split(".")[0] == "experiments"]
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+ABOVE_THE_CORE = sorted(
+    [*(ROOT / "sm_env").glob("*.py"), *(ROOT / "agents").rglob("*.py"), *(ROOT / "experiments").rglob("*.py")]
+)
+
+
+@pytest.mark.parametrize("path", ABOVE_THE_CORE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_code_above_the_core_imports_only_its_public_face(path: Path) -> None:
+    """The envs, the bots and the experiments import ``sm_env.core`` itself, never one of its
+    rules modules: the modules behind the face are free to change."""
+    inner = [name for name in imported_modules(path) if name.startswith("sm_env.core.")]
+    assert not inner, f"{path.relative_to(ROOT)} imports {inner}: import from sm_env.core"
+
+
+def test_the_public_face_lists_what_it_exports() -> None:
+    import sm_env.core
+
+    missing = [name for name in sm_env.core.__all__ if not hasattr(sm_env.core, name)]
+    assert not missing
+    assert len(set(sm_env.core.__all__)) == len(sm_env.core.__all__)

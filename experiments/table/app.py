@@ -25,10 +25,7 @@ from experiments.table.events import event_line
 from experiments.table.menu import Entry, Menu, MenuError, TrayChoice, intent_label, pick_by_name
 from experiments.table.render import full_table, seat_table, station_signature
 from experiments.table.session import HUMAN, Decided, SaveError, SeatError, Session, check_save_target
-from sm_env.core.config import HouseRules
-from sm_env.core.errors import IllegalIntent
-from sm_env.core.intents import Intent, MoveTray
-from sm_env.core.state import CLOCK, Event
+from sm_env.core import CLOCK, Event, HouseRules, IllegalIntent, Intent, MoveTray
 
 DEFAULT_HINT_BOT = "dispatcher"
 LOG_LINES = 20

@@ -17,14 +17,19 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 
-from sm_env.core.cars import ENGINE
-from sm_env.core.errors import IllegalIntent
-from sm_env.core.intents import Cell, MoveTray
-from sm_env.core.pieces import OFFICE_CELL
-from sm_env.core.state import GameState
-from sm_env.core.switching import apply_move
-from sm_env.core.text import car_label, card_name, consist_label
-from sm_env.core.trains import train_label
+from sm_env.core import (
+    ENGINE,
+    OFFICE_CELL,
+    Cell,
+    GameState,
+    IllegalIntent,
+    MoveTray,
+    apply_move,
+    car_label,
+    card_name,
+    consist_label,
+    train_label,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sm_env.core.state import Event, GameState
-from sm_env.core.text import event_text
+from sm_env.core import Event, GameState, event_text
 
 
 def is_hidden_draw(event: Event) -> bool:

@@ -19,19 +19,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sm_env.core.intents import (
+from sm_env.core import (
+    OFFICE_CELL,
     ChooseDivisionPoint,
     Clearance,
     DrawDepartment,
+    GameState,
     Intent,
     IntentKind,
     MoveTray,
     RedFlag,
+    card_name,
+    consist_label,
+    describe,
+    train_label,
 )
-from sm_env.core.pieces import OFFICE_CELL
-from sm_env.core.state import GameState
-from sm_env.core.text import card_name, consist_label, describe
-from sm_env.core.trains import train_label
 
 
 @dataclass(frozen=True, slots=True)

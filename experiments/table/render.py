@@ -19,11 +19,25 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from sm_env.core.grid import END_NAMES, geometry_for, is_locked
-from sm_env.core.pieces import EMPTY, OFFICE_CELL, Tray
-from sm_env.core.state import CLOCK, HIDDEN, STAGES_PER_DAY, GameState
-from sm_env.core.text import car_label, card_name, consist_label, waiting_lines, yard_text
-from sm_env.core.trains import train_label, tray_on_region
+from sm_env.core import (
+    CLOCK,
+    EMPTY,
+    END_NAMES,
+    HIDDEN,
+    OFFICE_CELL,
+    STAGES_PER_DAY,
+    GameState,
+    Tray,
+    car_label,
+    card_name,
+    consist_label,
+    geometry_for,
+    is_locked,
+    train_label,
+    tray_on_region,
+    waiting_lines,
+    yard_text,
+)
 
 PHASE_NAMES = {
     "local_operations": "Local Operations",

@@ -19,14 +19,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, make_bot, seat_seed
-from sm_env.core.catalogue import Catalogue, load_catalogue
-from sm_env.core.config import GameConfig
-from sm_env.core.engine import new_game
-from sm_env.core.errors import IllegalIntent, ReplayError
-from sm_env.core.intents import Intent
-from sm_env.core.replay import FORMAT, Replay
-from sm_env.core.state import Event, GameState, SeatView
-from sm_env.core.text import describe
+from sm_env.core import (
+    REPLAY_FORMAT,
+    Catalogue,
+    Event,
+    GameConfig,
+    GameState,
+    IllegalIntent,
+    Intent,
+    Replay,
+    ReplayError,
+    SeatView,
+    describe,
+    load_catalogue,
+    new_game,
+)
 
 HUMAN = "human"
 LOG_SIZE = 200  # events kept for the ``log`` command
@@ -53,7 +60,7 @@ def check_save_target(path: str | Path) -> None:
         data = json.loads(target.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         data = None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") != REPLAY_FORMAT:
         raise SaveError(f"{target} exists and is not a Station Master replay: it was not overwritten")
 
 

@@ -19,12 +19,19 @@ from rich.text import Text
 from agents import BotSpecError, bot_name
 from experiments.table.render import full_table
 from experiments.table.session import HUMAN
-from sm_env.core.catalogue import Catalogue, load_catalogue
-from sm_env.core.engine import new_game
-from sm_env.core.errors import IllegalIntent, ReplayError
-from sm_env.core.replay import Replay
-from sm_env.core.state import CLOCK, Event, GameState
-from sm_env.core.text import describe, event_text
+from sm_env.core import (
+    CLOCK,
+    Catalogue,
+    Event,
+    GameState,
+    IllegalIntent,
+    Replay,
+    ReplayError,
+    describe,
+    event_text,
+    load_catalogue,
+    new_game,
+)
 
 CHECKPOINT = 64
 
