@@ -1,9 +1,8 @@
 # Two entry points: `make demo` (install, then a demo game of bots) and `make test`
 # (install with the training and dev tools, then lint, type-check and run the tests).
-# `make compiled` builds the hot modules with mypyc in place (the tests then run on it, and
-# tests/test_compiled.py holds it to the pure sources); `make pure` removes it again.
-# `make test-compiled` builds them apart, in build/compiled, and runs tests/test_compiled.py
-# on that build (CI runs it after `make test`).
+# `make test-compiled` builds the hot modules with mypyc into a wheel installed apart, in
+# build/compiled, and runs tests/test_compiled.py on that build against this checkout's sources
+# (CI runs it after `make test`). A compiled build is never made in place (build_backend.py).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -11,7 +10,7 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint compiled test-compiled pure clean
+.PHONY: demo test lint test-compiled clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,16 +34,10 @@ lint: $(DEV_STAMP)
 test: lint
 	$(BIN)/pytest
 
-compiled: $(DEV_STAMP)
-	SM_ENV_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps -e .
-
 test-compiled: $(DEV_STAMP)
 	rm -rf build/compiled
 	SM_ENV_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps --target build/compiled .
 	PYTHONPATH=$(CURDIR)/build/compiled $(BIN)/pytest tests/test_compiled.py
 
-pure:
-	rm -f sm_env/core/*.so sm_env/*.so *__mypyc*.so
-
-clean: pure
+clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

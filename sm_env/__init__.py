@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from sm_env import core  # first: under SM_ENV_PURE=1 it makes every sm_env module load from source
+from sm_env import core  # first: it refuses compiled modules not built from the sources beside them
 
 # The environment modules mypyc compiles (setup.py reads this list, beside sm_env.core.COMPILED).
 COMPILED = ("actions_v1", "observations_v1")

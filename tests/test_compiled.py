@@ -1,5 +1,5 @@
-"""The compiled build (SM_ENV_COMPILE=1, mypyc; setup.py) and its pure-Python sources
-(SM_ENV_PURE=1) play the same games, bit for bit (C-rng.2): the whole corpus replays to the
+"""The compiled build (SM_ENV_COMPILE=1, mypyc; setup.py) and its pure-Python sources (this
+checkout's) play the same games, bit for bit (C-rng.2): the whole corpus replays to the
 same recorded final hashes under both, random play lists the very same legal intents, in the
 same order, and ends in the same states, and the v1 environment, whose speller and encoder are
 compiled too, gives the same observations and masks at every step. Skipped where nothing is
@@ -83,16 +83,18 @@ print(json.dumps({
 
 
 def play(pure: bool) -> dict[str, list[object]]:
-    env = {key: value for key, value in os.environ.items() if key != "SM_ENV_PURE"}
+    """The games played by the sm_env this test imported (compiled), or by the checkout's
+    sources (pure)."""
+    env = dict(os.environ)
     if pure:
-        env["SM_ENV_PURE"] = "1"
+        env["PYTHONPATH"] = str(ROOT)
     corpus = ROOT / "tests" / "data" / "replays.jsonl.gz"
     result = subprocess.run(
         [sys.executable, "-c", PLAY, str(corpus)],
         capture_output=True,
         text=True,
         check=True,
-        cwd=tempfile.gettempdir(),  # not the checkout: sm_env comes from where this test's does
+        cwd=tempfile.gettempdir(),  # not the checkout: sm_env comes from PYTHONPATH
         env=env,
         timeout=600,
     )

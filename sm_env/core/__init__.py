@@ -1,24 +1,25 @@
 """The rules core of Station Master (see the modules; README.md, "How the core is built").
 
-The core is pure Python. Built with ``SM_ENV_COMPILE=1`` (``setup.py``), its hot modules
-(``COMPILED``), and the environments' (``sm_env.COMPILED``), are also compiled with mypyc into
-C extension modules installed beside their sources; Python then loads those. Compiled or not,
-the same seed and decisions make the same game, bit for bit, and the same observations
-(``tests/test_compiled.py`` holds the two builds to the same corpus hashes). With
-``SM_ENV_PURE=1`` in the environment the sources of the whole package are loaded even where
-the compiled modules are installed: the pure-Python fallback, for comparison and debugging.
-``compiled_modules()`` names the modules that were loaded compiled.
+The core is pure Python. Built with ``SM_ENV_COMPILE=1 pip install .`` (``setup.py``), its hot
+modules (``COMPILED``), and the environments' (``sm_env.COMPILED``), are also compiled with
+mypyc into C extension modules installed beside their sources, and Python loads those. Compiled
+or not, the same seed and decisions make the same game, bit for bit, and the same observations
+(``tests/test_compiled.py`` holds the two builds to the same corpus hashes); the pure build is
+the sources themselves. ``compiled_modules()`` names the modules that were loaded compiled.
+
+A compiled module never stands in for an edited source: the build records the hash of every
+source it compiled (``COMPILED_SOURCES``), and importing the package refuses extension modules
+whose sources beside them differ from what was compiled, or that no build recorded.
 """
 
 from __future__ import annotations
 
-import importlib.abc
+import hashlib
 import importlib.machinery
-import importlib.util
-import os
+import json
 import sys
 from collections.abc import Sequence
-from types import ModuleType
+from pathlib import Path
 
 # The modules mypyc compiles (setup.py reads this list): every rules module that runs in play,
 # and the state. The engine stays Python: its tables are what tests and tools watch and patch
@@ -47,31 +48,39 @@ COMPILED = (
     "cars",
 )
 
-PURE = bool(os.environ.get("SM_ENV_PURE"))  # load the sources even where compiled modules exist
+
+COMPILED_SOURCES = "compiled-sources.json"  # setup.py writes it into a compiled build
 
 
-PACKAGE = __name__.partition(".")[0]  # sm_env: the environments' modules are compiled too
+def _check_compiled_build() -> None:
+    """Refuse extension modules of this package that were not compiled from the sources beside
+    them (a source edited after the build, or an extension left behind by another build)."""
+    package = Path(__file__).resolve().parent.parent
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    folders = (package, package / "core")
+    built = [path for folder in folders for path in folder.iterdir() if path.name.endswith(suffixes)]
+    if not built:
+        return
+    try:
+        recorded = json.loads((package / "core" / COMPILED_SOURCES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = {}
+    stale = []
+    for extension in built:
+        source = extension.with_name(extension.name.partition(".")[0] + ".py")
+        if not source.is_file():
+            continue  # mypyc's shared runtime library, which has no source of its own
+        key = source.relative_to(package).as_posix()
+        if recorded.get(key) != hashlib.sha256(source.read_bytes()).hexdigest():
+            stale.append(key)
+    if stale:
+        raise ImportError(
+            f"sm_env: the compiled {', '.join(sorted(stale))} in {package} were not built from the "
+            "sources beside them; rebuild (SM_ENV_COMPILE=1 pip install .) or delete the extension modules"
+        )
 
 
-class _SourcesFirst(importlib.abc.MetaPathFinder):
-    """Finds any ``sm_env.<...>`` module as its ``.py`` source, skipping a compiled extension
-    (``sm_env/__init__.py`` imports this package first, so this is in place before any)."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if not fullname.startswith(PACKAGE + "."):
-            return None
-        name = fullname.rpartition(".")[2]
-        for folder in path or __path__:
-            source = os.path.join(folder, name + ".py")
-            if os.path.isfile(source):
-                return importlib.util.spec_from_file_location(fullname, source)
-        return None
-
-
-if PURE:
-    sys.meta_path.insert(0, _SourcesFirst())
+_check_compiled_build()
 
 
 def compiled_modules(package: str = __name__, names: Sequence[str] = COMPILED) -> list[str]:
@@ -89,12 +98,14 @@ def compiled_modules(package: str = __name__, names: Sequence[str] = COMPILED) -
 # ---------------------------------------------------------------------------- the public face
 # What a bot, a table, a tool or a test needs, in one place: code above the core imports these
 # names from ``sm_env.core``, never a rules module (tests/test_layering.py holds agents/ and
-# experiments/ to it). The modules behind them are free to change.
+# experiments/ to it). The modules behind them are free to change. They load after the check
+# of the compiled build above, hence the late imports.
+# ruff: noqa: E402
 
 # Board queries that rules and bots share.
-from sm_env.core.card_play import HAND_LIMIT  # noqa: E402
-from sm_env.core.cargo import capacity_bonus, facility_spec, room, workers  # noqa: E402
-from sm_env.core.cars import (  # noqa: E402  # rolling-stock codes (C-stock.1)
+from sm_env.core.card_play import HAND_LIMIT
+from sm_env.core.cargo import capacity_bonus, facility_spec, room, workers
+from sm_env.core.cars import (  # rolling-stock codes (C-stock.1)
     BOXCAR,
     CABOOSE,
     CABOOSE_CODE,
@@ -112,7 +123,7 @@ from sm_env.core.cars import (  # noqa: E402  # rolling-stock codes (C-stock.1)
     is_flipped,
     unflipped,
 )
-from sm_env.core.catalogue import (  # noqa: E402
+from sm_env.core.catalogue import (
     CardKind,
     CardType,
     Catalogue,
@@ -121,11 +132,11 @@ from sm_env.core.catalogue import (  # noqa: E402
     load_catalogue,
     parse_catalogue,
 )
-from sm_env.core.chance import ForcedRolls, force_rolls  # noqa: E402
-from sm_env.core.collisions import COLLISION_PENALTY  # noqa: E402
-from sm_env.core.config import MAX_OFFICES, MIN_OFFICES, RULES_EDITION, GameConfig, HouseRules, Mode  # noqa: E402
-from sm_env.core.engine import load_snapshot, new_game  # noqa: E402
-from sm_env.core.errors import (  # noqa: E402
+from sm_env.core.chance import ForcedRolls, force_rolls
+from sm_env.core.collisions import COLLISION_PENALTY
+from sm_env.core.config import MAX_OFFICES, MIN_OFFICES, RULES_EDITION, GameConfig, HouseRules, Mode
+from sm_env.core.engine import load_snapshot, new_game
+from sm_env.core.errors import (
     CatalogueError,
     ConfigError,
     IllegalIntent,
@@ -133,7 +144,7 @@ from sm_env.core.errors import (  # noqa: E402
     SnapshotError,
     StationMasterError,
 )
-from sm_env.core.grid import (  # noqa: E402
+from sm_env.core.grid import (
     COL_LIMIT,
     EAST_SIDE_MASK,
     END_NAMES,
@@ -155,7 +166,7 @@ from sm_env.core.grid import (  # noqa: E402
     place,
     placements_by_card,
 )
-from sm_env.core.intents import (  # noqa: E402
+from sm_env.core.intents import (
     INTENT_CLASSES,
     AddCar,
     Area,
@@ -188,13 +199,13 @@ from sm_env.core.intents import (  # noqa: E402
     intent_from_json,
     intent_to_json,
 )
-from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES  # noqa: E402
-from sm_env.core.mainline import eta, makeup_problem, regions, start_line  # noqa: E402
-from sm_env.core.phases import Phase  # noqa: E402
-from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray  # noqa: E402
-from sm_env.core.registry import CARGO_TYPES, CELL, CELLS, INTENTS, Block, Param  # noqa: E402  # action layout
-from sm_env.core.replay import FORMAT as REPLAY_FORMAT  # noqa: E402
-from sm_env.core.replay import (  # noqa: E402
+from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES
+from sm_env.core.mainline import eta, makeup_problem, regions, start_line
+from sm_env.core.phases import Phase
+from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray
+from sm_env.core.registry import CARGO_TYPES, CELL, CELLS, INTENTS, Block, Param  # action layout
+from sm_env.core.replay import FORMAT as REPLAY_FORMAT
+from sm_env.core.replay import (
     Replay,
     load_position,
     load_replay,
@@ -203,9 +214,9 @@ from sm_env.core.replay import (  # noqa: E402
     position_to_json,
     save_position,
 )
-from sm_env.core.rng import Rng  # noqa: E402
-from sm_env.core.scenarios import apply_scenarios, scenario_names  # noqa: E402
-from sm_env.core.state import (  # noqa: E402
+from sm_env.core.rng import Rng
+from sm_env.core.scenarios import apply_scenarios, scenario_names
+from sm_env.core.state import (
     CLOCK,
     DEPARTMENTS,
     HIDDEN,
@@ -215,8 +226,8 @@ from sm_env.core.state import (  # noqa: E402
     LedgerEntry,
     SeatView,
 )
-from sm_env.core.switching import MAX_TRAY_CARS, apply_move, list_moves  # noqa: E402
-from sm_env.core.text import (  # noqa: E402
+from sm_env.core.switching import MAX_TRAY_CARS, apply_move, list_moves
+from sm_env.core.text import (
     board_text,
     car_label,
     card_name,
@@ -228,7 +239,7 @@ from sm_env.core.text import (  # noqa: E402
     waiting_lines,
     yard_text,
 )
-from sm_env.core.trains import spec_of, train_label, tray_on_region  # noqa: E402
+from sm_env.core.trains import spec_of, train_label, tray_on_region
 
 __all__ = [
     "AddCar",
