@@ -30,7 +30,6 @@ from conftest import (
 from agents import REGISTRY, Agent, RandomAgent, make_bot, play_game, seat_seed
 from agents.common import (
     HeuristicBot,
-    eta,
     expected_visits,
     following_gap,
     passive_intent,
@@ -39,7 +38,8 @@ from agents.common import (
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
-from agents.planning import StationScorer, move_graph, plan_switching, round_trip
+from agents.planning import StationScorer, plan_switching, round_trip
+from sm_env.core import eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.config import GameConfig, HouseRules
 from sm_env.core.engine import new_game

@@ -91,18 +91,17 @@ def compiled_modules(package: str = __name__, names: Sequence[str] = COMPILED) -
 # names from ``sm_env.core``, never a rules module (tests/test_layering.py holds agents/ and
 # experiments/ to it). The modules behind them are free to change.
 
-# Board queries that rules and bots share.
-from sm_env.core.card_play import HAND_LIMIT  # noqa: E402
-from sm_env.core.cargo import capacity_bonus, facility_spec, room, workers  # noqa: E402
 from sm_env.core.cars import (  # noqa: E402  # rolling-stock codes (C-stock.1)
     BOXCAR,
     CABOOSE,
     CABOOSE_CODE,
     CAR_TYPES,
     COACH,
+    EMPTY_COACH,
     ENGINE,
     FLIPPED,
     HOPPER,
+    LOADED_COACH,
     N_CAR_CODES,
     REEFER,
     TANK,
@@ -135,7 +134,6 @@ from sm_env.core.errors import (  # noqa: E402
 )
 from sm_env.core.grid import (  # noqa: E402
     COL_LIMIT,
-    EAST_SIDE_MASK,
     END_NAMES,
     END_OFFSET,
     NE,
@@ -143,15 +141,12 @@ from sm_env.core.grid import (  # noqa: E402
     ROW_LIMIT,
     SE,
     SW,
-    WEST_SIDE_MASK,
     E,
     W,
     cell_ends,
-    end_direction,
     geometry_for,
     is_locked,
     limits_cols,
-    neighbour,
     place,
     placements_by_card,
 )
@@ -188,10 +183,31 @@ from sm_env.core.intents import (  # noqa: E402
     intent_from_json,
     intent_to_json,
 )
-from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES  # noqa: E402
-from sm_env.core.mainline import eta, makeup_problem, regions, start_line  # noqa: E402
 from sm_env.core.phases import Phase  # noqa: E402
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray  # noqa: E402
+from sm_env.core.queries import (  # noqa: E402  # board queries that rules and bots share
+    HAND_LIMIT,
+    ad_tracks,
+    box_room,
+    capacity_bonus,
+    eta,
+    facility_spec,
+    makeup_problem,
+    move_graph,
+    moves_for_switch,
+    office_tier,
+    porters,
+    reachable,
+    regions,
+    room,
+    spec_of,
+    start_line,
+    train_label,
+    train_takes,
+    tray_on_region,
+    trays_at,
+    workers,
+)
 from sm_env.core.registry import CARGO_TYPES, CELL, CELLS, INTENTS, Block, Param  # noqa: E402  # action layout
 from sm_env.core.replay import FORMAT as REPLAY_FORMAT  # noqa: E402
 from sm_env.core.replay import (  # noqa: E402
@@ -215,7 +231,7 @@ from sm_env.core.state import (  # noqa: E402
     LedgerEntry,
     SeatView,
 )
-from sm_env.core.switching import MAX_TRAY_CARS, apply_move, list_moves  # noqa: E402
+from sm_env.core.switching import MAX_TRAY_CARS, apply_move, station_moves  # noqa: E402
 from sm_env.core.text import (  # noqa: E402
     board_text,
     car_label,
@@ -228,7 +244,6 @@ from sm_env.core.text import (  # noqa: E402
     waiting_lines,
     yard_text,
 )
-from sm_env.core.trains import spec_of, train_label, tray_on_region  # noqa: E402
 
 __all__ = [
     "AddCar",
@@ -265,8 +280,8 @@ __all__ = [
     "DrawDepartment",
     "DrawHomeOffice",
     "E",
-    "EAST_SIDE_MASK",
     "EMPTY",
+    "EMPTY_COACH",
     "END_NAMES",
     "END_OFFSET",
     "ENGINE",
@@ -289,17 +304,15 @@ __all__ = [
     "IllegalIntent",
     "Intent",
     "IntentKind",
+    "LOADED_COACH",
     "Labor",
     "LedgerEntry",
     "MAX_OFFICES",
     "MAX_TRAY_CARS",
     "MIN_OFFICES",
-    "MOVES_AT_NIGHT",
-    "MOVES_PER_SWITCH",
     "Mode",
     "MoveTray",
     "NE",
-    "NIGHT_STAGES",
     "NW",
     "N_CAR_CODES",
     "OFFICE_CELL",
@@ -330,11 +343,12 @@ __all__ = [
     "Tray",
     "Unjam",
     "W",
-    "WEST_SIDE_MASK",
     "WORK_SLOTS",
+    "ad_tracks",
     "apply_move",
     "apply_scenarios",
     "board_text",
+    "box_room",
     "capacity_bonus",
     "car_code",
     "car_label",
@@ -345,7 +359,6 @@ __all__ = [
     "compiled_modules",
     "consist_label",
     "describe",
-    "end_direction",
     "eta",
     "event_text",
     "facility_spec",
@@ -356,20 +369,23 @@ __all__ = [
     "is_flipped",
     "is_locked",
     "limits_cols",
-    "list_moves",
     "load_catalogue",
     "load_position",
     "load_replay",
     "load_snapshot",
     "makeup_problem",
-    "neighbour",
+    "move_graph",
+    "moves_for_switch",
     "new_game",
+    "office_tier",
     "parse_catalogue",
     "parse_position",
     "parse_replay",
     "place",
     "placements_by_card",
+    "porters",
     "position_to_json",
+    "reachable",
     "regions",
     "render_division",
     "render_station",
@@ -378,8 +394,11 @@ __all__ = [
     "scenario_names",
     "spec_of",
     "start_line",
+    "station_moves",
     "train_label",
+    "train_takes",
     "tray_on_region",
+    "trays_at",
     "unflipped",
     "waiting_lines",
     "workers",

@@ -23,6 +23,7 @@ from sm_env.core.grid import (
 )
 from sm_env.core.intents import Cell, MoveTray
 from sm_env.core.pieces import OFFICE_CELL, Tray
+from sm_env.core.queries import ad_tracks
 from sm_env.core.text import render_station
 
 if TYPE_CHECKING:
@@ -67,8 +68,7 @@ class SwitchingView:
         self.geo = geo = geometry_for(state.catalogue)
         self.station = station = state.stations[office]
         self.survey = survey_of(geo, station)
-        office_card = station.grid.get(OFFICE_CELL)
-        self.ad_tracks = geo.ad_tracks[office_card[0]] if office_card else 0
+        self.ad_tracks = ad_tracks(state, office)
         others = [t.cell for t in state.trays if t is not tray and t.office == office and t.cell is not None]
         self.occupied = {c for c in others if c != OFFICE_CELL}
         self.office_trays = sum(1 for c in others if c == OFFICE_CELL)
@@ -135,6 +135,16 @@ def list_moves(state: GameState, seat: int, tray_index: int) -> list[MoveTray]:
             if len(consist) - 1 > MAX_TRAY_CARS:
                 continue
             _extend(view, tray_index, seat, direction, nxt, consist, (start,), (k,), out)
+    return out
+
+
+def station_moves(state: GameState, seat: int) -> list[MoveTray]:
+    """Every legal Move of every Crew Tray in the seat's station, tray by tray (R6.1)."""
+    office = state.office_of_seat[seat]
+    out: list[MoveTray] = []
+    for i, tray in enumerate(state.trays):
+        if tray.office == office:
+            out.extend(list_moves(state, seat, i))
     return out
 
 
