@@ -73,13 +73,6 @@ def distances_to(graph: dict[Cell, set[Cell]], target: Cell) -> dict[Cell, int]:
     return distances_from(reverse, target)
 
 
-def round_trip(graph: dict[Cell, set[Cell]], cell: Cell) -> int:
-    """Moves from the Office to ``cell`` and back (FAR if either way is impossible)."""
-    there = distances_from(graph, OFFICE_CELL).get(cell, FAR)
-    back = distances_to(graph, OFFICE_CELL).get(cell, FAR)
-    return min(FAR, there + back)
-
-
 def reach_factor(trip: int) -> float:
     """How useful an industry track is that takes ``trip`` Moves there and back from the
     Office (a switching turn has six, five at night)."""
@@ -403,6 +396,5 @@ __all__ = [
     "layout_value",
     "plan_candidates",
     "plan_switching",
-    "round_trip",
     "station_key",
 ]

@@ -38,7 +38,7 @@ from agents.common import (
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
-from agents.planning import StationScorer, plan_switching, round_trip
+from agents.planning import StationScorer, distances_from, distances_to, plan_switching
 from sm_env.core import eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.config import GameConfig, HouseRules
@@ -240,7 +240,7 @@ def siding_state() -> GameState:
 def test_move_graph_round_trip_to_the_freight_house() -> None:
     state = siding_state()
     graph = move_graph(CAT, state.stations[0])
-    assert round_trip(graph, (1, 1)) == 4
+    assert distances_from(graph, OFFICE_CELL)[(1, 1)] + distances_to(graph, OFFICE_CELL)[(1, 1)] == 4
     assert (1, 1) in graph[(0, -2)]
 
 

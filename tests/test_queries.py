@@ -61,11 +61,11 @@ from sm_env.core import (
 NIGHT = (0, 1, 2, 10, 11)  # RB.1: Stages 1, 2, 3, 11 and 12
 
 
-def random_games(seeds: range, offices: int = 3, days: int = 2, **house_rules: bool) -> list[GameState]:
+def random_games(seeds: range, offices: int = 3, days: int = 2) -> list[GameState]:
     """The states of random games decision by decision (each a copy), for property checks."""
     out = []
     for seed in seeds:
-        state = new_state(offices, seed, days, **house_rules)
+        state = new_state(offices, seed, days)
         agents = [RandomAgent(seat_seed(seed, seat)) for seat in range(offices)]
         while not state.is_terminal():
             out.append(state.clone())

@@ -292,20 +292,3 @@ def _step_end(view: SwitchingView, a: Cell, b: Cell) -> int | None:
 
 def _illegal(state: GameState, office: int, rule: str, message: str) -> IllegalIntent:
     return IllegalIntent(rule, f"{message}\n{render_station(state, office)}")
-
-
-def move_key(move: MoveTray) -> tuple[int, int, int, int, int, int]:
-    """A compact, state-free key of a Move: (tray, destination row, destination column,
-    route, drops, push). ``route`` packs the direction (bit 0) and, per step, the lane taken
-    (0 straight, 1 north diagonal, 2 south diagonal) in base 3; ``drops`` packs one count per
-    path cell in base 5 (D-grid.10)."""
-    path = move.path
-    east = path[1][1] > path[0][1]
-    route = 0
-    for a, b in reversed(list(zip(path, path[1:], strict=False))):
-        lane = 0 if b[0] == a[0] else (1 if b[0] > a[0] else 2)
-        route = route * 3 + lane
-    drops = 0
-    for k in reversed(move.drops):
-        drops = drops * 5 + k
-    return (move.tray, path[-1][0], path[-1][1], route * 2 + int(east), drops, move.push)
