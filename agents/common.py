@@ -55,6 +55,7 @@ from sm_env.core import (
     car_type,
     describe,
     eta,
+    free_slot,
     moves_for_switch,
     porters,
     regions,
@@ -126,12 +127,11 @@ def expected_visits(board: GameState, office: int, card: int) -> float:
     travel = travel_from_dp(board, office, spec.direction == "east")
     now = board.day * STAGES_PER_DAY + board.stage
     last = board.config.days * STAGES_PER_DAY - 1
-    free = [s for s in range(STAGES_PER_DAY) if board.timetable[s] == EMPTY]
-    if not free:
+    if free_slot(board, 0) == EMPTY:
         return 0.0
     total = 0
     for roll in range(STAGES_PER_DAY):
-        slot = next(s for s in [*range(roll, STAGES_PER_DAY), *range(roll)] if s in free)
+        slot = free_slot(board, roll)
         for day in range(board.day, board.config.days):
             start = day * STAGES_PER_DAY + slot
             if start >= now and start + travel <= last:

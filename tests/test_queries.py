@@ -8,7 +8,9 @@ import pytest
 from conftest import (
     CAT,
     cid,
+    move_card,
     new_state,
+    occupy_slots,
     pass_local_ops,
     pass_to_stage,
     put_train_at_dp,
@@ -34,6 +36,7 @@ from sm_env.core import (
     AddCar,
     ChooseSwitch,
     EndTurn,
+    ForcedRolls,
     GameState,
     MoveTray,
     Phase,
@@ -44,6 +47,7 @@ from sm_env.core import (
     box_room,
     car_code,
     eta,
+    free_slot,
     makeup_problem,
     move_graph,
     moves_for_switch,
@@ -57,6 +61,7 @@ from sm_env.core import (
     trays_at,
     workers,
 )
+from sm_env.core.card_play import schedule
 
 NIGHT = (0, 1, 2, 10, 11)  # RB.1: Stages 1, 2, 3, 11 and 12
 
@@ -132,6 +137,26 @@ def test_r6_2_4_a_seat_may_end_its_turn_only_within_the_hand_limit() -> None:
             assert (EndTurn(seat) in state.legal_intents()) is within
             seen.add(within)
     assert seen == {True, False}
+
+
+# ---------------------------------------------------------------------------- R7.2: the number board
+
+
+@pytest.mark.parametrize(("taken", "roll", "slot"), [((), 4, 3), ((3, 4), 4, 5), ((10, 11, 0), 11, 1)])
+def test_r7_2_a_played_train_takes_the_free_slot_down_the_column(
+    taken: tuple[int, ...], roll: int, slot: int
+) -> None:
+    """R7.2: the D12 names a slot; a taken slot sends the train down the column, wrapping."""
+    state = new_state(2, 6)
+    card = CAT.by_id["train-2"]
+    occupy_slots(state, taken, exclude=[card])
+    assert free_slot(state, roll - 1) == slot
+    move_card(state, card, from_set_aside=True)
+    stream = state.rng
+    state.rng = ForcedRolls([roll], stream)
+    schedule(state, card, 0)
+    state.rng = stream
+    assert state.timetable[slot] == card
 
 
 # ---------------------------------------------------------------------------- the Mainline

@@ -43,6 +43,7 @@ COMPILED = (
     "yards",
     "decks",
     "trains",
+    "queries",
     "revenue",
     "cars",
 )
@@ -192,6 +193,7 @@ from sm_env.core.queries import (  # noqa: E402  # board queries that rules and 
     capacity_bonus,
     eta,
     facility_spec,
+    free_slot,
     makeup_problem,
     move_graph,
     moves_for_switch,
@@ -363,6 +365,7 @@ __all__ = [
     "event_text",
     "facility_spec",
     "force_rolls",
+    "free_slot",
     "geometry_for",
     "intent_from_json",
     "intent_to_json",

@@ -2,7 +2,8 @@
 re-derives a rule (docs/rules.md names the rules each one serves).
 
 - trains: the train card's spec and label, its cars, the tray on a Mainline region, the trays
-  on an office's A/D track, the cars its card still takes (R2.2, R7.4, C-trays.5);
+  on an office's A/D track, the cars its card still takes, the slot a played train takes on
+  the number board (R2.2, R7.2, R7.4, C-trays.5);
 - the Mainline: regions of a card, the card a train departs onto, a train's ETA at an office,
   whether a train is made up to depart (D-mainline.1, R8.1.2, R8.2.1, R8.2.2);
 - offices and capacities: the office's tier and A/D tracks, the Modifiers serving a facility,
@@ -24,6 +25,7 @@ from sm_env.core.catalogue import Catalogue, FacilitySpec, ModifierSpec, TrainSp
 from sm_env.core.grid import EAST_SIDE_MASK, WEST_SIDE_MASK, Geometry, geometry_for, neighbour
 from sm_env.core.intents import Cell
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station, Tray
+from sm_env.core.state import STAGES_PER_DAY
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -119,6 +121,17 @@ def makeup_problem(state: GameState, tray: Tray) -> str | None:
 
 
 _UNFLIP = ~FLIPPED
+
+
+def free_slot(state: GameState, first: int) -> int:
+    """R7.2: the number-board slot a train rolled into ``first`` (0-11) takes: the first free
+    one from there down the column, wrapping; EMPTY when every slot is taken."""
+    timetable = state.timetable
+    for k in range(STAGES_PER_DAY):
+        slot = (first + k) % STAGES_PER_DAY
+        if timetable[slot] == EMPTY:
+            return slot
+    return EMPTY
 
 
 # ---------------------------------------------------------------------------- the Mainline
