@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from types import ModuleType
 
 # The modules mypyc compiles (setup.py reads this list): every rules module that runs in play,
-# and the state. The engine stays Python: its tables are what tests and tools watch and patch
-# (``PHASES``, ``STEPS``), and ``new_game`` must refuse a bad seed with a ConfigError, where a
-# compiled function's typed arguments would raise a TypeError first. Setup, snapshots, replays,
-# text, the catalogue, the intents and the config stay Python too: they run once per game, or
-# are data the compiled modules read.
+# the board queries they call (``queries``) and the state. The engine stays Python: its tables
+# are what tests and tools watch and patch (``PHASES``, ``STEPS``), and ``new_game`` must refuse
+# a bad seed with a ConfigError, where a compiled function's typed arguments would raise a
+# TypeError first. Setup, snapshots, replays, text, the catalogue, the intents and the config
+# stay Python too: they run once per game, or are data the compiled modules read.
 COMPILED = (
     "state",
     "pieces",
