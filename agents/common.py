@@ -1,6 +1,8 @@
-"""What the heuristic bots share: board queries on a seat view, the Cargo-turn search, a
-passive rollout for safety checks, and ``HeuristicBot``, the decision loop the three
-strategies (``agents.passenger``, ``agents.freight``, ``agents.dispatcher``) specialise.
+"""What the heuristic bots share: estimates on a seat view built on the core's board queries
+(``sm_env.core``: ETAs, capacities, the Moves a switch gives, ...; a bot never re-derives a
+rule), the Cargo-turn search, a passive rollout for safety checks, and ``HeuristicBot``, the
+decision loop the three strategies (``agents.passenger``, ``agents.freight``,
+``agents.dispatcher``) specialise.
 
 Every bot sees only its seat: ``choose(view)`` reads ``view.board`` (public information and
 its own hand) and simulates on ``view.determinize(rng)`` copies (hidden cards dealt at random
@@ -15,19 +17,15 @@ from typing import Any, ClassVar
 
 from agents.planning import Plan, StationScorer, plan_switching, station_key
 from sm_env.core import (
-    CABOOSE,
     COACH,
     EMPTY,
     FLIPPED,
     HAND_LIMIT,
-    MOVES_AT_NIGHT,
-    MOVES_PER_SWITCH,
-    NIGHT_STAGES,
+    LOADED_COACH,
     OFFICE_CELL,
+    STAGES_PER_DAY,
     AddCar,
     Board,
-    CardType,
-    Cell,
     ChooseDivisionPoint,
     ChooseSwitch,
     Clearance,
@@ -53,69 +51,25 @@ from sm_env.core import (
     Rng,
     SeatView,
     StockOutbound,
-    capacity_bonus,
+    box_room,
     car_type,
     describe,
     eta,
-    facility_spec,
+    free_slot,
+    moves_for_switch,
+    porters,
     regions,
-    room,
-    spec_of,
     start_line,
-    workers,
 )
 
-EMPTY_COACH = COACH * 2
-LOADED_COACH = COACH * 2 + 1
-STAGES_PER_DAY = 12
 Param = float
 
 
-# ---------------------------------------------------------------------------- board queries
+# ---------------------------------------------------------------------------- estimates
 
 
 def office_of(board: GameState, seat: int) -> int:
     return board.office_of_seat[seat]
-
-
-def office_card(board: GameState, office: int) -> CardType:
-    return board.catalogue.cards[board.stations[office].grid[OFFICE_CELL][0]]
-
-
-def office_tier(board: GameState, office: int) -> int:
-    spec = office_card(board, office).office
-    return spec.tier if spec is not None else 0
-
-
-def ad_tracks(board: GameState, office: int) -> int:
-    spec = office_card(board, office).office
-    return spec.ad_tracks if spec is not None else 1
-
-
-def porters(board: GameState, office: int) -> int:
-    """Porters of the office (with Modifiers), 0 for a Whistle Post."""
-    station = board.stations[office]
-    if OFFICE_CELL not in station.boxes:
-        return 0
-    return workers(board, station, OFFICE_CELL)
-
-
-def box_room(board: GameState, office: int, cell: Cell, outbound: bool) -> int:
-    station = board.stations[office]
-    boxes = station.boxes.get(cell)
-    if boxes is None:
-        return 0
-    spec = facility_spec(board, station, cell)
-    return room(spec, boxes, outbound, capacity_bonus(board, station, cell))
-
-
-def trays_at(board: GameState, office: int, cell: Cell | None = OFFICE_CELL) -> list[int]:
-    """Trays standing in ``office``'s station (on ``cell``, or anywhere when None)."""
-    return [
-        i
-        for i, t in enumerate(board.trays)
-        if t.train != EMPTY and t.office == office and (cell is None or t.cell == cell)
-    ]
 
 
 def coaches(consist: Iterable[int]) -> tuple[int, int, int]:
@@ -173,22 +127,16 @@ def expected_visits(board: GameState, office: int, card: int) -> float:
     travel = travel_from_dp(board, office, spec.direction == "east")
     now = board.day * STAGES_PER_DAY + board.stage
     last = board.config.days * STAGES_PER_DAY - 1
-    free = [s for s in range(STAGES_PER_DAY) if board.timetable[s] == EMPTY]
-    if not free:
+    if free_slot(board, 0) == EMPTY:
         return 0.0
     total = 0
     for roll in range(STAGES_PER_DAY):
-        slot = next(s for s in [*range(roll, STAGES_PER_DAY), *range(roll)] if s in free)
+        slot = free_slot(board, roll)
         for day in range(board.day, board.config.days):
             start = day * STAGES_PER_DAY + slot
             if start >= now and start + travel <= last:
                 total += 1
     return total / STAGES_PER_DAY
-
-
-def moves_for_switch(board: GameState) -> int:
-    night = board.config.house_rules.reduced_visibility and board.stage in NIGHT_STAGES
-    return MOVES_AT_NIGHT if night else MOVES_PER_SWITCH
 
 
 # ---------------------------------------------------------------------------- simulation
@@ -672,20 +620,6 @@ def following_gap(board: GameState) -> int | None:
     return min(gaps) if gaps else None
 
 
-def train_allows(board: GameState, tray_index: int, code: int) -> bool:
-    """Would the train's card allow one more car of this code (R7.4 limits, C-trays.5)?"""
-    tray = board.trays[tray_index]
-    consist = spec_of(board.catalogue, tray.train).consist
-    cars = [c for c in tray.consist if c >= 0]
-    if len(cars) >= consist.max_cars:
-        return False
-    kind = car_type(code)
-    if kind == CABOOSE:
-        return consist.caboose != "forbidden" and not any(car_type(c) == CABOOSE for c in cars)
-    allowed = dict(consist.allowed)
-    return sum(1 for c in cars if car_type(c) == kind) < allowed.get(kind, 0)
-
-
 def _plain(board: GameState, intent: Intent) -> str:
     """An intent's text without its "seat N: " head."""
     return describe(board, intent).split(": ", 1)[-1]
@@ -700,27 +634,16 @@ def _best_pair(options: list[tuple[float, Intent]]) -> tuple[float, Intent]:
 
 
 __all__ = [
-    "EMPTY_COACH",
     "HeuristicBot",
-    "LOADED_COACH",
-    "ad_tracks",
     "best_cargo_intent",
-    "box_room",
     "cargo_progress",
     "coaches",
-    "eta",
     "expected_visits",
     "following_gap",
     "game_left",
     "losses_since",
-    "moves_for_switch",
-    "office_card",
     "office_of",
-    "office_tier",
     "passive_intent",
-    "porters",
     "rollout",
-    "train_allows",
     "travel_from_dp",
-    "trays_at",
 ]

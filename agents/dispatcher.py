@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agents.common import Param, following_gap, losses_since, moves_for_switch, office_of, rollout
+from agents.common import Param, following_gap, losses_since, office_of, rollout
 from agents.passenger import PassengerBot
 from agents.planning import (
     FAR,
@@ -15,7 +15,6 @@ from agents.planning import (
     StationScorer,
     distances_from,
     distances_to,
-    move_graph,
     open_diagonals,
     plan_candidates,
     station_key,
@@ -33,6 +32,8 @@ from sm_env.core import (
     PlaceCard,
     SeatView,
     Station,
+    move_graph,
+    moves_for_switch,
     place,
 )
 

@@ -7,18 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agents.common import (
-    LOADED_COACH,
-    HeuristicBot,
-    Param,
-    eta,
-    expected_visits,
-    game_left,
-    office_of,
-    office_tier,
-    porters,
-    train_allows,
-)
+from agents.common import HeuristicBot, Param, expected_visits, game_left, office_of
 from agents.planning import StationScorer, layout_value
 from sm_env.core import (
     CABOOSE,
@@ -26,6 +15,7 @@ from sm_env.core import (
     EMPTY,
     ENGINE,
     FLIPPED,
+    LOADED_COACH,
     OFFICE_CELL,
     CardKind,
     Cell,
@@ -41,14 +31,17 @@ from sm_env.core import (
     Station,
     StockOutbound,
     W,
-    capacity_bonus,
+    box_room,
     car_type,
     cell_ends,
+    eta,
     facility_spec,
     geometry_for,
+    office_tier,
     place,
     placements_by_card,
-    room,
+    porters,
+    train_takes,
 )
 
 
@@ -285,7 +278,7 @@ class FreightBot(HeuristicBot):
                 waiting = any(u for u in boxes.unloading) or any(
                     car_type(c) in spec.inbound and c & 1 and not c & FLIPPED for c in track
                 )
-                free = room(spec, boxes, False, capacity_bonus(board, station, cell))
+                free = box_room(board, office, cell, False)
                 out.append((self.p("w_fclear") if waiting and free <= 0 else 0.3, clear))
         return out
 
@@ -324,7 +317,7 @@ class FreightBot(HeuristicBot):
                     return True
         for cars in station.cars.values():
             for code in cars:
-                if code in scorer.carry and any(train_allows(board, i, code) for i in trays):
+                if code in scorer.carry and any(train_takes(board, board.trays[i], code) for i in trays):
                     return True
         return False
 
@@ -337,7 +330,7 @@ class FreightBot(HeuristicBot):
         carry: dict[int, float] = {}
         for cell, spec in self.facilities(board, office):
             boxes = station.boxes[cell]
-            free = room(spec, boxes, True, capacity_bonus(board, station, cell))
+            free = box_room(board, office, cell, True)
             wanted: dict[int, list[float]] = {}
             for t in spec.outbound:
                 loads = (

@@ -7,25 +7,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agents.common import (
-    EMPTY_COACH,
-    LOADED_COACH,
-    HeuristicBot,
-    Param,
-    ad_tracks,
-    box_room,
-    coaches,
-    eta,
-    expected_visits,
-    game_left,
-    office_of,
-    office_tier,
-    porters,
-    trays_at,
-)
+from agents.common import HeuristicBot, Param, coaches, expected_visits, game_left, office_of
 from sm_env.core import (
     CABOOSE,
     COACH,
+    EMPTY_COACH,
+    LOADED_COACH,
     OFFICE_CELL,
     CardKind,
     GameState,
@@ -33,7 +20,13 @@ from sm_env.core import (
     PlaceModifier,
     PlayCard,
     SeatView,
+    ad_tracks,
+    box_room,
     car_type,
+    eta,
+    office_tier,
+    porters,
+    trays_at,
 )
 
 

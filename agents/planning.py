@@ -1,6 +1,6 @@
 """Switching and track-layout planning for the heuristic bots (Appendix A, D-grid).
 
-``plan_switching`` searches sequences of legal Moves (``list_moves``, exactly what the
+``plan_switching`` searches sequences of legal Moves (``station_moves``, exactly what the
 switching step offers) within the Moves left, simulating each on a copy of the state
 (``clone`` + ``apply_move``), and scores every station reached with a ``StationScorer``: cars
 of the right type on the right industry tracks, loaded cars aboard trains ready to depart, the
@@ -9,9 +9,10 @@ Running Track clear of standing cars, every train back on the Office's A/D track
 state is expanded, at most ``branch`` new stations per state survive, and the best ``beam``
 go on; stations already reached (by fewer Moves) are not searched again.
 
-``move_graph`` is the station as a graph of single Moves between wheel cards, ignoring trays
-and cars: the bots use it to judge a layout (how many Moves from the Office to an industry
-track and back) and to guide the search (how far a train is from home).
+The core's ``move_graph`` is the station as a graph of single Moves between wheel cards,
+ignoring trays and cars (the routes ``reachable`` follows too): the bots use it to judge a
+layout (how many Moves from the Office to an industry track and back) and to guide the
+search (how far a train is from home).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from sm_env.core import (
-    EAST_SIDE_MASK,
     EMPTY,
     END_OFFSET,
     ENGINE,
@@ -30,7 +30,6 @@ from sm_env.core import (
     ROW_LIMIT,
     SE,
     SW,
-    WEST_SIDE_MASK,
     Catalogue,
     Cell,
     E,
@@ -40,50 +39,18 @@ from sm_env.core import (
     W,
     apply_move,
     cell_ends,
-    end_direction,
     geometry_for,
     limits_cols,
-    list_moves,
     makeup_problem,
-    neighbour,
+    move_graph,
+    station_moves,
 )
 
 FAR = 99  # Moves to a card the graph cannot reach
 MAX_SIMULATED = 1500  # Moves one search may simulate
 
 
-# ---------------------------------------------------------------------------- the Move graph
-
-
-def move_graph(catalogue: Catalogue, station: Station) -> dict[Cell, set[Cell]]:
-    """Wheel card -> the wheel cards one Move can reach from it (RA.0.2, D-grid.4, D-grid.5),
-    ignoring trays, cars and locks."""
-    geo = geometry_for(catalogue)
-    grid = station.grid
-    wheel = {cell for cell, (card, _) in grid.items() if geo.wheel[card]}
-    # joined[cell] = [(end, neighbour)] for every end of the card that meets the next card
-    joined: dict[Cell, list[tuple[int, Cell]]] = {}
-    for cell in grid:
-        links = []
-        for end in range(6):
-            other = neighbour(geo, station, cell, end)
-            if other is not None:
-                links.append((end, other))
-        joined[cell] = links
-    graph: dict[Cell, set[Cell]] = {}
-    for cell in wheel:
-        reached: set[Cell] = set()
-        for end, nxt in joined[cell]:
-            side = EAST_SIDE_MASK if end_direction(end) > 0 else WEST_SIDE_MASK
-            stack = [nxt]
-            while stack:  # every step changes the column by one: no cycles
-                here = stack.pop()
-                if here in wheel:
-                    reached.add(here)
-                stack.extend(onward for e, onward in joined[here] if side >> e & 1)
-        reached.discard(cell)
-        graph[cell] = reached
-    return graph
+# ---------------------------------------------------------------------------- distances on the Move graph
 
 
 def distances_from(graph: dict[Cell, set[Cell]], source: Cell) -> dict[Cell, int]:
@@ -104,13 +71,6 @@ def distances_to(graph: dict[Cell, set[Cell]], target: Cell) -> dict[Cell, int]:
         for other in reached:
             reverse.setdefault(other, set()).add(cell)
     return distances_from(reverse, target)
-
-
-def round_trip(graph: dict[Cell, set[Cell]], cell: Cell) -> int:
-    """Moves from the Office to ``cell`` and back (FAR if either way is impossible)."""
-    there = distances_from(graph, OFFICE_CELL).get(cell, FAR)
-    back = distances_to(graph, OFFICE_CELL).get(cell, FAR)
-    return min(FAR, there + back)
 
 
 def reach_factor(trip: int) -> float:
@@ -364,16 +324,6 @@ def station_key(state: GameState, seat: int) -> tuple[object, ...]:
     return (office, tuple(sorted(station.cars.items())), trays)
 
 
-def station_moves(state: GameState, seat: int) -> list[MoveTray]:
-    """The legal Moves of every tray in the seat's station, as the switching step lists them."""
-    office = state.office_of_seat[seat]
-    out: list[MoveTray] = []
-    for i, tray in enumerate(state.trays):
-        if tray.office == office:
-            out.extend(list_moves(state, seat, i))
-    return out
-
-
 def plan_switching(
     state: GameState,
     seat: int,
@@ -444,10 +394,7 @@ __all__ = [
     "distances_to",
     "facility_slots",
     "layout_value",
-    "move_graph",
     "plan_candidates",
     "plan_switching",
-    "round_trip",
     "station_key",
-    "station_moves",
 ]

@@ -33,10 +33,11 @@ from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Cell, DrawHomeOffice, Intent, Pass
 from sm_env.core.phases import SEAT_TURN_PHASES, Phase
 from sm_env.core.pieces import Boxes, Station, Tray
+from sm_env.core.queries import spec_of
 from sm_env.core.revenue import earn
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState
-from sm_env.core.trains import free_tray, spec_of
+from sm_env.core.trains import free_tray
 
 CAT: Catalogue = load_catalogue()
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()

@@ -30,7 +30,6 @@ from conftest import (
 from agents import REGISTRY, Agent, RandomAgent, make_bot, play_game, seat_seed
 from agents.common import (
     HeuristicBot,
-    eta,
     expected_visits,
     following_gap,
     passive_intent,
@@ -39,7 +38,8 @@ from agents.common import (
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
-from agents.planning import StationScorer, move_graph, plan_switching, round_trip
+from agents.planning import StationScorer, distances_from, distances_to, plan_switching
+from sm_env.core import eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.config import GameConfig, HouseRules
 from sm_env.core.engine import new_game
@@ -240,7 +240,7 @@ def siding_state() -> GameState:
 def test_move_graph_round_trip_to_the_freight_house() -> None:
     state = siding_state()
     graph = move_graph(CAT, state.stations[0])
-    assert round_trip(graph, (1, 1)) == 4
+    assert distances_from(graph, OFFICE_CELL)[(1, 1)] + distances_to(graph, OFFICE_CELL)[(1, 1)] == 4
     assert (1, 1) in graph[(0, -2)]
 
 

@@ -38,7 +38,7 @@ from conftest import (
     stand_cars,
 )
 
-from sm_env.core import cargo, mainline
+from sm_env.core import cargo, queries
 from sm_env.core.cars import BOXCAR, COACH, FLIPPED, HOPPER, N_CAR_CODES, REEFER, TANK, car_code
 from sm_env.core.intents import (
     Area,
@@ -103,7 +103,7 @@ def holding_train(state: GameState, office: int, cars: Iterable[int]) -> int:
     """No. 9 Coal Drag on an A/D track of ``office``, carrying ``cars`` (coaches among them):
     out of order, it holds in the Mainline Phase (R8.1.2). Returns its tray."""
     tray = set_consist(state, put_train_at_office(state, office, "train-9"), (ENGINE, *cars))
-    assert mainline.makeup_problem(state, tray) is not None
+    assert queries.makeup_problem(state, tray) is not None
     return index_of(state, tray)
 
 
@@ -333,7 +333,7 @@ def test_r9_3_1_four_laborers_load_a_hopper_in_one_stage() -> None:
     attach(state, seat, (1, 1), "loading-dock", YARD)
     stand(state, seat, YARD, [EMPTY_HOPPER, EMPTY_HOPPER])
     to_cargo(state, seat)
-    assert cargo.workers(state, station_of(state, seat), YARD) == 4
+    assert queries.workers(state, station_of(state, seat), YARD) == 4
     for spot in (Spot.GREEN, Spot.MEN, Spot.AT, Spot.WORK):
         assert state.stage == 0
         labor(state, seat, YARD, spot, LOADED_HOPPER)
@@ -650,7 +650,7 @@ def test_r9_0_3_a_loading_dock_adds_a_laborer() -> None:
     stand(state, seat, YARD, [EMPTY_BOXCAR])
     attach(state, seat, (1, 1), "loading-dock", YARD)
     to_cargo(state, seat)
-    assert cargo.workers(state, station_of(state, seat), YARD) == 3
+    assert queries.workers(state, station_of(state, seat), YARD) == 3
     for spot in (Spot.GREEN, Spot.MEN, Spot.AT):
         assert state.stage == 0
         labor(state, seat, YARD, spot, LOADED_BOXCAR)
@@ -665,7 +665,7 @@ def test_r9_0_3_a_baggage_room_adds_a_porter() -> None:
     attach(state, seat, (1, 0), "baggage-room", OFFICE_CELL)
     tray = holding_train(state, office, [LOADED_COACH, EMPTY_COACH])
     to_cargo(state, seat)
-    assert cargo.workers(state, station_of(state, seat), OFFICE_CELL) == 2
+    assert queries.workers(state, station_of(state, seat), OFFICE_CELL) == 2
     state.apply(Board(seat, tray))
     assert state.legal_intents() == [Detrain(seat, tray), EndCargo(seat)]
     state.apply(Detrain(seat, tray))
@@ -702,15 +702,15 @@ def test_r9_0_3_a_loading_dock_between_two_facilities_serves_one_per_stage() -> 
     attach(state, seat, dock, "loading-dock", west)
     station = station_of(state, seat)
     to_cargo(state, seat)
-    assert cargo.workers(state, station, west) == cargo.workers(state, station, east) == 3
+    assert queries.workers(state, station, west) == queries.workers(state, station, east) == 3
     for spot in (Spot.GREEN, Spot.MEN, Spot.AT):  # the east house's third move is the Dock's
         labor(state, seat, east, spot, LOADED_BOXCAR)
     assert station.modifiers[dock] == east and dock in station.modifiers_used
-    assert cargo.workers(state, station, west) == 2
-    assert cargo.workers(state, station, east) == 3
+    assert queries.workers(state, station, west) == 2
+    assert queries.workers(state, station, east) == 3
     pass_to_stage(state, 1)
     assert station.modifiers_used == set()
-    assert cargo.workers(state, station, west) == 3  # free again: it may serve the west house
+    assert queries.workers(state, station, west) == 3  # free again: it may serve the west house
     assert_invariants(state)
 
 
@@ -740,16 +740,16 @@ def test_r9_0_3_a_warehouse_annex_gives_its_capacity_to_one_facility_per_stage()
     place_facility(state, seat, east, "packing-sheds", outbound=[LOADED_REEFER] * 2)
     attach(state, seat, annex, "warehouse-annex", west)
     station = station_of(state, seat)
-    assert cargo.capacity_bonus(state, station, west) == cargo.capacity_bonus(state, station, east) == 1
+    assert queries.capacity_bonus(state, station, west) == queries.capacity_bonus(state, station, east) == 1
     assert StockOutbound(seat, west, LOADED_REEFER) in state.legal_intents()
     state.apply(StockOutbound(seat, east, LOADED_REEFER))
     assert station.modifiers[annex] == east and annex in station.modifiers_used
-    assert cargo.capacity_bonus(state, station, west) == 0
+    assert queries.capacity_bonus(state, station, west) == 0
     assert not [
         i for i in state.legal_intents() if i == StockOutbound(state.current_player(), west, LOADED_REEFER)
     ]
     pass_to_stage(state, 1)
-    assert cargo.capacity_bonus(state, station, west) == 1
+    assert queries.capacity_bonus(state, station, west) == 1
     assert_invariants(state)
 
 
@@ -877,7 +877,7 @@ def test_r9_3_4_a_boarded_coach_is_turned_right_side_up_when_its_train_highballs
     set_office(state, seat, "depot", outbound=[LOADED_COACH])
     limited = put_train_at_office(state, office, "train-2")  # eastbound coaches
     set_consist(state, limited, (EMPTY_COACH, ENGINE))
-    assert mainline.makeup_problem(state, limited) is None
+    assert queries.makeup_problem(state, limited) is None
     put_train_on_line(state, office + 1, 0, "train-4")  # a following train ahead of it
     tray = index_of(state, limited)
     assert_invariants(state)

@@ -29,16 +29,10 @@ from conftest import (
 from sm_env.core import trains
 from sm_env.core.cars import BOXCAR, CABOOSE_CODE, COACH, HOPPER, car_code
 from sm_env.core.intents import Clearance, EndCargo, Pass
-from sm_env.core.mainline import (
-    bound_for,
-    first_control_point,
-    makeup_problem,
-    next_subdivision,
-    no_room_ahead,
-    start_line,
-)
+from sm_env.core.mainline import bound_for, first_control_point, next_subdivision, no_room_ahead
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import Tray
+from sm_env.core.queries import makeup_problem, start_line
 from sm_env.core.state import STAGES_PER_DAY, GameState
 from sm_env.core.text import event_text
 

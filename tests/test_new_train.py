@@ -39,10 +39,11 @@ from sm_env.core.cars import (
 from sm_env.core.intents import AddCar, ChooseDivisionPoint, EndConsist, EndTurn, Intent, PlayCard
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import Tray
+from sm_env.core.queries import train_label
 from sm_env.core.registry import INTENTS
 from sm_env.core.state import GameState
 from sm_env.core.text import event_text, render_division
-from sm_env.core.trains import free_tray, front_to_back, train_label
+from sm_env.core.trains import free_tray, front_to_back
 
 EMPTY_COACH = car_code(COACH, False)
 LOADED_COACH = car_code(COACH, True)

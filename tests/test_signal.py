@@ -17,9 +17,10 @@ from sm_env.core.config import GameConfig, HouseRules
 from sm_env.core.engine import load_snapshot, new_game
 from sm_env.core.errors import ConfigError
 from sm_env.core.pieces import OFFICE_CELL
+from sm_env.core.queries import reachable
 from sm_env.core.rng import Rng
 from sm_env.core.scenarios import REGISTRY as SCENARIOS
-from sm_env.core.scenarios import apply_scenarios, reachable
+from sm_env.core.scenarios import apply_scenarios
 from sm_env.core.state import GameState
 from sm_env.shaping import REGISTRY as POTENTIALS
 from sm_env.shaping import prospects

@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 # The modules mypyc compiles (setup.py reads this list): every rules module that runs in play,
-# and the state. The engine stays Python: its tables are what tests and tools watch and patch
-# (``PHASES``, ``STEPS``), and ``new_game`` must refuse a bad seed with a ConfigError, where a
-# compiled function's typed arguments would raise a TypeError first. Setup, snapshots, replays,
-# text, the catalogue, the intents and the config stay Python too: they run once per game, or
-# are data the compiled modules read.
+# the board queries they call (``queries``) and the state. The engine stays Python: its tables
+# are what tests and tools watch and patch (``PHASES``, ``STEPS``), and ``new_game`` must refuse
+# a bad seed with a ConfigError, where a compiled function's typed arguments would raise a
+# TypeError first. Setup, snapshots, replays, text, the catalogue, the intents and the config
+# stay Python too: they run once per game, or are data the compiled modules read.
 COMPILED = (
     "state",
     "pieces",
@@ -44,6 +44,7 @@ COMPILED = (
     "yards",
     "decks",
     "trains",
+    "queries",
     "revenue",
     "cars",
 )
@@ -102,18 +103,17 @@ def compiled_modules(package: str = __name__, names: Sequence[str] = COMPILED) -
 # of the compiled build above, hence the late imports.
 # ruff: noqa: E402
 
-# Board queries that rules and bots share.
-from sm_env.core.card_play import HAND_LIMIT
-from sm_env.core.cargo import capacity_bonus, facility_spec, room, workers
 from sm_env.core.cars import (  # rolling-stock codes (C-stock.1)
     BOXCAR,
     CABOOSE,
     CABOOSE_CODE,
     CAR_TYPES,
     COACH,
+    EMPTY_COACH,
     ENGINE,
     FLIPPED,
     HOPPER,
+    LOADED_COACH,
     N_CAR_CODES,
     REEFER,
     TANK,
@@ -146,7 +146,6 @@ from sm_env.core.errors import (
 )
 from sm_env.core.grid import (
     COL_LIMIT,
-    EAST_SIDE_MASK,
     END_NAMES,
     END_OFFSET,
     NE,
@@ -154,15 +153,12 @@ from sm_env.core.grid import (
     ROW_LIMIT,
     SE,
     SW,
-    WEST_SIDE_MASK,
     E,
     W,
     cell_ends,
-    end_direction,
     geometry_for,
     is_locked,
     limits_cols,
-    neighbour,
     place,
     placements_by_card,
 )
@@ -199,10 +195,32 @@ from sm_env.core.intents import (
     intent_from_json,
     intent_to_json,
 )
-from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES
-from sm_env.core.mainline import eta, makeup_problem, regions, start_line
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray
+from sm_env.core.queries import (  # board queries that rules and bots share
+    HAND_LIMIT,
+    ad_tracks,
+    box_room,
+    capacity_bonus,
+    eta,
+    facility_spec,
+    free_slot,
+    makeup_problem,
+    move_graph,
+    moves_for_switch,
+    office_tier,
+    porters,
+    reachable,
+    regions,
+    room,
+    spec_of,
+    start_line,
+    train_label,
+    train_takes,
+    tray_on_region,
+    trays_at,
+    workers,
+)
 from sm_env.core.registry import CARGO_TYPES, CELL, CELLS, INTENTS, Block, Param  # action layout
 from sm_env.core.replay import FORMAT as REPLAY_FORMAT
 from sm_env.core.replay import (
@@ -226,7 +244,7 @@ from sm_env.core.state import (
     LedgerEntry,
     SeatView,
 )
-from sm_env.core.switching import MAX_TRAY_CARS, apply_move, list_moves
+from sm_env.core.switching import MAX_TRAY_CARS, apply_move, station_moves
 from sm_env.core.text import (
     board_text,
     car_label,
@@ -239,7 +257,6 @@ from sm_env.core.text import (
     waiting_lines,
     yard_text,
 )
-from sm_env.core.trains import spec_of, train_label, tray_on_region
 
 __all__ = [
     "AddCar",
@@ -276,8 +293,8 @@ __all__ = [
     "DrawDepartment",
     "DrawHomeOffice",
     "E",
-    "EAST_SIDE_MASK",
     "EMPTY",
+    "EMPTY_COACH",
     "END_NAMES",
     "END_OFFSET",
     "ENGINE",
@@ -300,17 +317,15 @@ __all__ = [
     "IllegalIntent",
     "Intent",
     "IntentKind",
+    "LOADED_COACH",
     "Labor",
     "LedgerEntry",
     "MAX_OFFICES",
     "MAX_TRAY_CARS",
     "MIN_OFFICES",
-    "MOVES_AT_NIGHT",
-    "MOVES_PER_SWITCH",
     "Mode",
     "MoveTray",
     "NE",
-    "NIGHT_STAGES",
     "NW",
     "N_CAR_CODES",
     "OFFICE_CELL",
@@ -341,11 +356,12 @@ __all__ = [
     "Tray",
     "Unjam",
     "W",
-    "WEST_SIDE_MASK",
     "WORK_SLOTS",
+    "ad_tracks",
     "apply_move",
     "apply_scenarios",
     "board_text",
+    "box_room",
     "capacity_bonus",
     "car_code",
     "car_label",
@@ -356,31 +372,34 @@ __all__ = [
     "compiled_modules",
     "consist_label",
     "describe",
-    "end_direction",
     "eta",
     "event_text",
     "facility_spec",
     "force_rolls",
+    "free_slot",
     "geometry_for",
     "intent_from_json",
     "intent_to_json",
     "is_flipped",
     "is_locked",
     "limits_cols",
-    "list_moves",
     "load_catalogue",
     "load_position",
     "load_replay",
     "load_snapshot",
     "makeup_problem",
-    "neighbour",
+    "move_graph",
+    "moves_for_switch",
     "new_game",
+    "office_tier",
     "parse_catalogue",
     "parse_position",
     "parse_replay",
     "place",
     "placements_by_card",
+    "porters",
     "position_to_json",
+    "reachable",
     "regions",
     "render_division",
     "render_station",
@@ -389,8 +408,11 @@ __all__ = [
     "scenario_names",
     "spec_of",
     "start_line",
+    "station_moves",
     "train_label",
+    "train_takes",
     "tray_on_region",
+    "trays_at",
     "unflipped",
     "waiting_lines",
     "workers",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import insort
 from typing import TYPE_CHECKING
 
-from sm_env.core.cargo import capacity_bonus, claim_capacity, room
+from sm_env.core.cargo import claim_capacity
 from sm_env.core.catalogue import CardKind, Deck
 from sm_env.core.chance import roll_d12
 from sm_env.core.config import MAX_OFFICES
@@ -25,13 +25,13 @@ from sm_env.core.grid import (
 from sm_env.core.intents import Discard, EndTurn, Intent, PlaceCard, PlaceModifier, PlayCard
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes
-from sm_env.core.state import DEPARTMENTS, STAGES_PER_DAY
+from sm_env.core.queries import HAND_LIMIT, capacity_bonus, free_slot, room
+from sm_env.core.state import DEPARTMENTS
 from sm_env.core.text import card_name
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
 
-HAND_LIMIT = 3  # R6.2.4
 CARD_PLAY = Due(Phase.CARD_PLAY, EMPTY)
 _TRACK, _FACILITY = CardKind.TRACK, CardKind.FACILITY  # laid with PlaceCard (D-grid.6)
 _TRAIN, _EXTRA_TRAIN = CardKind.TRAIN, CardKind.EXTRA_TRAIN
@@ -173,9 +173,8 @@ def apply_play_card(state: GameState, intent: PlayCard) -> Next:
 def schedule(state: GameState, card: int, seat: int) -> None:
     """R7.2: roll the D12 for the number board; if taken, work down the column, wrapping."""
     roll = roll_d12(state)
-    slot = roll - 1
-    while state.timetable[slot] != EMPTY:
-        slot = (slot + 1) % STAGES_PER_DAY
+    slot = free_slot(state, roll - 1)
+    assert slot != EMPTY, "a train card is played only while the number board has a free slot"
     state.timetable[slot] = card
     state.log("play-train", seat, card=card, roll=roll, slot=slot)
 

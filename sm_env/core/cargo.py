@@ -16,62 +16,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sm_env.core.cars import COACH, ENGINE, FLIPPED, N_CAR_CODES, car_name, car_type
-from sm_env.core.catalogue import FacilitySpec, ModifierSpec
+from sm_env.core.cars import EMPTY_COACH, ENGINE, FLIPPED, LOADED_COACH, N_CAR_CODES, car_name, car_type
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Board, Cell, Detrain, EndCargo, Intent, Labor, Spot
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station
+from sm_env.core.queries import capacity_bonus, facility_spec, room, serving_modifiers, trays_at, workers
 from sm_env.core.revenue import earn
 from sm_env.core.yards import retire, take_from_division
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
 
-EMPTY_COACH = COACH * 2
-LOADED_COACH = COACH * 2 + 1
 BOX_SIDE = -1  # the green box an outbound load starts in, the red box an inbound one ends in
 CAR_SIDE = WORK_SLOTS  # the car on the industry track an outbound load ends in, an inbound one starts in
 CARGO = Due(Phase.CARGO, EMPTY)
 
 
-# ---------------------------------------------------------------------------- capacities
-
-
-def facility_spec(state: GameState, station: Station, cell: Cell) -> FacilitySpec:
-    facility = state.catalogue.cards[station.grid[cell][0]].facility
-    assert facility is not None  # boxes exist only on facility cards
-    return facility
-
-
-def serving_modifiers(state: GameState, station: Station, cell: Cell) -> list[tuple[Cell, ModifierSpec]]:
-    """R9.0.3: the Modifiers whose effect the facility on ``cell`` may use this Stage, those
-    serving it first: the ones serving it, and the ones next to it serving another facility
-    of its category whose effect that one has not used this Stage (used, they move over)."""
-    if cell not in station.boxes:  # a Whistle Post: no facility for a Modifier to serve
-        return []
-    category = facility_spec(state, station, cell).category
-    if not station.modifiers:
-        return []
-    mine: list[tuple[Cell, ModifierSpec]] = []
-    others: list[tuple[Cell, ModifierSpec]] = []
-    for modifier_cell, served in sorted(station.modifiers.items()):
-        spec = state.catalogue.cards[station.grid[modifier_cell][0]].modifier
-        assert spec is not None
-        if served == cell:
-            mine.append((modifier_cell, spec))
-        elif (
-            spec.applies_to == category
-            and modifier_cell not in station.modifiers_used
-            and max(abs(modifier_cell[0] - cell[0]), abs(modifier_cell[1] - cell[1])) == 1
-        ):
-            others.append((modifier_cell, spec))
-    return mine + others
-
-
-def capacity_bonus(state: GameState, station: Station, cell: Cell) -> int:
-    """R9.0.3: the capacity the Modifiers this facility may use add."""
-    return sum(spec.capacity for _, spec in serving_modifiers(state, station, cell))
+# ---------------------------------------------------------------------------- Modifiers and workers
 
 
 def _claim(state: GameState, station: Station, cell: Cell, need: int, bonus: str) -> None:
@@ -98,32 +60,6 @@ def claim_capacity(state: GameState, station: Station, cell: Cell) -> None:
             len(boxes.inbound) - spec.inbound_capacity if spec.inbound else 0,
         )
     _claim(state, station, cell, over, "capacity")
-
-
-def room(facility: FacilitySpec, boxes: Boxes, outbound: bool, bonus: int = 0) -> int:
-    """Free places in the green (outbound) or red box (R9.1.3: a shared number caps both;
-    R9.0.3: Modifiers add ``bonus`` to each capacity number)."""
-    if not (facility.outbound if outbound else facility.inbound):
-        return 0
-    if facility.shared_capacity is not None:
-        return facility.shared_capacity + bonus - len(boxes.outbound) - len(boxes.inbound)
-    if outbound:
-        return facility.outbound_capacity + bonus - len(boxes.outbound)
-    return facility.inbound_capacity + bonus - len(boxes.inbound)
-
-
-# ---------------------------------------------------------------------------- workers
-
-
-def workers(state: GameState, station: Station, cell: Cell) -> int:
-    """Laborers of a freight facility or Porters of a passenger one, with the Modifiers that
-    serve it (R9.1.4, R9.1.5, R9.0.3)."""
-    spec = facility_spec(state, station, cell)
-    freight = spec.category == "freight"
-    count = spec.laborers if freight else spec.porters
-    for _, modifier in serving_modifiers(state, station, cell):
-        count += modifier.laborers if freight else modifier.porters
-    return count
 
 
 def workers_left(state: GameState, station: Station, cell: Cell) -> int:
@@ -212,18 +148,14 @@ def can_work(state: GameState, seat: int, cell: Cell, spot: Spot, code: int) -> 
     office = state.office_of_seat[seat]
     station = state.stations[office]
     if facility_spec(state, station, cell).category == "passenger":
-        return any(_porter_problem(state, seat, i, True) is None for i in _office_trays(state, office))
+        return any(_porter_problem(state, seat, i, True) is None for i in trays_at(state, office))
     return _labor_problem(state, office, cell, spot, code, workers(state, station, cell)) is None
-
-
-def _office_trays(state: GameState, office: int) -> list[int]:
-    return [i for i, t in enumerate(state.trays) if t.office == office and t.cell == OFFICE_CELL]
 
 
 def _porter_actions(state: GameState, seat: int, office: int) -> list[Intent]:
     """What the office's Porters may do: exactly what ``_porter_problem`` allows."""
     out: list[Intent] = []
-    for i in _office_trays(state, office):
+    for i in trays_at(state, office):
         if _porter_problem(state, seat, i, True) is None:
             out.append(Board(seat, i))
         if _porter_problem(state, seat, i, False) is None:
@@ -240,7 +172,7 @@ def _porter_problem(state: GameState, seat: int, tray: int, board: bool) -> tupl
         return (rule, f"seat {seat}'s office has no passenger facility (a Whistle Post has no Porter)")
     if workers_left(state, station, OFFICE_CELL) <= 0:
         return ("R9.1.6", "every Porter of the office has already worked this Stage")
-    if tray not in _office_trays(state, office):
+    if tray not in trays_at(state, office):
         return (rule, f"Crew Tray {tray} is not a train on an A/D track of seat {seat}'s office")
     consist = state.trays[tray].consist
     if board:

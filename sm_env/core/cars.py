@@ -11,6 +11,8 @@ CAR_TYPES: tuple[str, ...] = ("coach", "boxcar", "hopper", "reefer", "tank", "ca
 COACH, BOXCAR, HOPPER, REEFER, TANK, CABOOSE = range(6)
 N_CAR_CODES = 2 * len(CAR_TYPES)
 CABOOSE_CODE = CABOOSE * 2 + 1  # cabooses are red: always "loaded" (C-stock.1)
+EMPTY_COACH = COACH * 2
+LOADED_COACH = COACH * 2 + 1  # passengers (R9.2)
 FLIPPED = 16  # R9.3.4: loaded this visit, may not be unloaded before its train highballs
 ENGINE = -1  # marks the engine in a consist; not rolling stock (C-stock.3)
 

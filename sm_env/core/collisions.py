@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from sm_env.core.intents import Cell, Intent, RedFlag
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY
+from sm_env.core.queries import cars_of, spec_of, train_label
 from sm_env.core.revenue import earn
 from sm_env.core.state import Collision
-from sm_env.core.trains import cars_of, spec_of, train_label
 from sm_env.core.yards import retire
 
 if TYPE_CHECKING:

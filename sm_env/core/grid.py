@@ -214,16 +214,12 @@ def modifier_problem(
     return None
 
 
-def legal_placements(state: GameState, seat: int, card: int) -> list[tuple[Cell, bool]]:
-    """Every (cell, rotated) where the seat may place this track or facility card."""
-    return placements_by_card(state, seat, (card,))[card]
-
-
 def placements_by_card(
     state: GameState, seat: int, cards: tuple[int, ...] | list[int]
 ) -> dict[int, list[tuple[Cell, bool]]]:
-    """``legal_placements`` for several cards, surveying the station once (the same rules as
-    ``placement_problem``, which the tests hold it to)."""
+    """Every (cell, rotated) where the seat may place each of these track or facility cards,
+    surveying the station once (the same rules as ``placement_problem``, which the tests hold
+    it to)."""
     geo = geometry_for(state.catalogue)
     office = state.office_of_seat[seat]
     station = state.stations[office]

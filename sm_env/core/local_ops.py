@@ -6,8 +6,8 @@ from __future__ import annotations
 from bisect import insort
 from typing import TYPE_CHECKING
 
-from sm_env.core.card_play import CARD_PLAY, HAND_LIMIT
-from sm_env.core.cargo import can_work, capacity_bonus, claim_capacity, facility_spec, room
+from sm_env.core.card_play import CARD_PLAY
+from sm_env.core.cargo import can_work, claim_capacity
 from sm_env.core.cars import N_CAR_CODES, car_name, car_type
 from sm_env.core.catalogue import FacilitySpec
 from sm_env.core.config import MAX_OFFICES
@@ -30,16 +30,13 @@ from sm_env.core.intents import (
 )
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, Boxes
+from sm_env.core.queries import HAND_LIMIT, capacity_bonus, facility_spec, moves_for_switch, room
 from sm_env.core.state import DEPARTMENTS
-from sm_env.core.switching import apply_move, list_moves
+from sm_env.core.switching import apply_move, station_moves
 from sm_env.core.yards import retire, take_from_division
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
-
-NIGHT_STAGES = frozenset({0, 1, 2, 10, 11})  # RB.1: midnight-4am and 8pm-10pm
-MOVES_PER_SWITCH = 6  # R6.1.2
-MOVES_AT_NIGHT = 5  # RB.1
 
 LOCAL_OPS = Due(Phase.LOCAL_OPS, EMPTY)
 SWITCHING = Due(Phase.SWITCHING, EMPTY)
@@ -114,20 +111,14 @@ def apply_pass(state: GameState, intent: Pass) -> Next:
 def legal_moves(state: GameState) -> list[Intent]:
     """Every Move of every Crew Tray in the seat's station, then stopping (R6.1)."""
     seat = state.current_player()
-    office = state.office_of_seat[seat]
-    out: list[Intent] = []
-    for i, tray in enumerate(state.trays):
-        if tray.office == office:
-            out.extend(list_moves(state, seat, i))
-    out.append(EndSwitching(seat))
+    out: list[Intent] = [*station_moves(state, seat), EndSwitching(seat)]
     return out
 
 
 def apply_choose_switch(state: GameState, intent: ChooseSwitch) -> Next:
     if not tray_in_station(state, intent.seat):
         raise IllegalIntent("R6.1.1", f"seat {intent.seat} has no Crew Tray in its station to switch with")
-    night = state.config.house_rules.reduced_visibility and state.stage in NIGHT_STAGES
-    state.moves_left = MOVES_AT_NIGHT if night else MOVES_PER_SWITCH
+    state.moves_left = moves_for_switch(state)  # R6.1.2, RB.1
     state.log("switch", intent.seat, moves=state.moves_left)
     return SWITCHING
 

@@ -7,56 +7,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sm_env.core.cargo import clear_flips
-from sm_env.core.cars import CABOOSE, ENGINE, FLIPPED, car_name
 from sm_env.core.collisions import collide, remove_train
 from sm_env.core.grid import geometry_for, limits_cols
 from sm_env.core.intents import Cell, Clearance, Intent
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Tray
+from sm_env.core.queries import ad_tracks, makeup_problem, regions, start_line, tray_on_region
 from sm_env.core.state import Collision
-from sm_env.core.trains import cars_of, seniority, spec_of, tray_on_region
+from sm_env.core.trains import seniority
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
-
-
-def makeup_problem(state: GameState, tray: Tray) -> str | None:
-    """R8.1.2 / C-trays.4 / C-trays.5: why the train may not depart as made up, or None."""
-    consist = tray.consist
-    spec = spec_of(state.catalogue, tray.train).consist
-    engine = consist.index(ENGINE)
-    if engine not in (0, len(consist) - 1):
-        return "its engine is not at an outer end"
-    cars = cars_of(tray)
-    if len(cars) > spec.max_cars:
-        return f"it has {len(cars)} cars; its card allows {spec.max_cars}"
-    cabooses = [i for i, code in enumerate(consist) if code != ENGINE and (code & _UNFLIP) >> 1 == CABOOSE]
-    if cabooses:
-        if spec.caboose == "forbidden":
-            return "its card forbids a caboose"
-        far_end = len(consist) - 1 if engine == 0 else 0
-        if len(cabooses) > 1 or cabooses[0] != far_end:
-            return "its caboose is not at the end opposite the engine"
-    allowed = dict(spec.allowed)
-    counts: dict[int, int] = {}
-    for code in cars:
-        kind = (code & _UNFLIP) >> 1  # car_type
-        if kind == CABOOSE:
-            continue
-        counts[kind] = counts.get(kind, 0) + 1
-        if counts[kind] > allowed.get(kind, 0):
-            return f"its card allows {allowed.get(kind, 0)} {car_name(code).split()[-1]}(s)"
-    return None
-
-
-_UNFLIP = ~FLIPPED
-
-
-def start_line(state: GameState, tray: Tray) -> int:
-    """The Mainline card a train at an office or its DP departs onto."""
-    if tray.at_dp:
-        return 0 if tray.direction > 0 else state.n
-    return tray.office + 1 if tray.direction > 0 else tray.office
 
 
 def next_subdivision(state: GameState, tray: Tray) -> list[int]:
@@ -116,8 +77,7 @@ def no_room_ahead(state: GameState, index: int) -> int:
             continue
         if other.office == target and other.cell == OFFICE_CELL or bound_for(state, other) == target:
             same_way += 1
-    tracks = geometry_for(state.catalogue).ad_tracks[state.stations[target].grid[OFFICE_CELL][0]]
-    return target if same_way >= max(1, tracks - 1) else EMPTY
+    return target if same_way >= max(1, ad_tracks(state, target) - 1) else EMPTY
 
 
 def _first_obstacle(state: GameState, office: int, cols: range, direction: int) -> tuple[Cell, int] | None:
@@ -199,7 +159,7 @@ def _depart(state: GameState, index: int, cleared: bool = False) -> Due | None:
             where = f"leaving office {office}"
             return collide(state, Collision(index, hit[1], office, hit[0], seat, "R8.2.4", where))
     line = start_line(state, tray)
-    region = 0 if d > 0 else state.catalogue.cards[state.mainline[line]].regions - 1
+    region = 0 if d > 0 else regions(state, line) - 1
     struck = tray_on_region(state, line, region)
     if struck != EMPTY:  # D-mainline.3: the Superintendent clearing it pays
         where = f"on Mainline {line}"
@@ -221,7 +181,7 @@ def _advance(state: GameState, index: int) -> Due | None:
     tray = state.trays[index]
     d = tray.direction
     region = tray.region + d
-    if 0 <= region < state.catalogue.cards[state.mainline[tray.line]].regions:
+    if 0 <= region < regions(state, tray.line):
         struck = tray_on_region(state, tray.line, region)
         if struck != EMPTY:  # D-mainline.3
             where = f"on Mainline {tray.line}"
@@ -242,7 +202,7 @@ def _advance(state: GameState, index: int) -> Due | None:
     if hit is not None:  # R8.2.3 (a)
         return collide(state, Collision(index, hit[1], office, hit[0], seat, "R8.2.3", where))
     at_office = sum(1 for t in state.trays if t.office == office and t.cell == OFFICE_CELL)
-    if at_office >= geo.ad_tracks[station.grid[OFFICE_CELL][0]]:  # R8.2.3 (b), D-collision.1
+    if at_office >= ad_tracks(state, office):  # R8.2.3 (b), D-collision.1
         why = "the Office has no free A/D track: it waits at the Limits"
         state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.2.3", office=office)
         return None
@@ -272,47 +232,3 @@ def apply_clearance(state: GameState, intent: Clearance) -> Next:
             return due
     state.mainline_queue.pop(0)
     return Step.RUN_MAINLINE
-
-
-def regions(board: GameState, line: int) -> int:
-    """Regions of the Mainline card ``line`` (D-mainline.1)."""
-    return board.catalogue.cards[board.mainline[line]].regions
-
-
-def eta(board: GameState, tray_index: int, office: int) -> int | None:
-    """Mainline Phases until the train arrives at ``office`` if nothing holds it (0: it stands
-    there now), or None if it will not come (it runs the other way, or is off the A/D track).
-    R8.2.1: one region a phase; R8.2.2: it stops at every office. A read-only query, for bots
-    and potentials (it needs only the public board)."""
-    t = board.trays[tray_index]
-    d, n = t.direction, board.n
-    if t.train == EMPTY or d == 0:
-        return None
-    elapsed = 0
-    if t.office != EMPTY:
-        if t.cell != OFFICE_CELL:
-            return None  # off the A/D track: it neither leaves nor can be worked
-        if t.office == office:
-            return 0
-        here = t.office
-    elif t.at_dp:
-        here = -1 if d > 0 else n
-    elif t.line != EMPTY:
-        elapsed = regions(board, t.line) - t.region if d > 0 else t.region + 1
-        here = t.line if d > 0 else t.line - 1
-        if here == office:
-            return elapsed
-        if not 0 <= here < n:
-            return None
-    else:
-        return None
-    if (office - here) * d <= 0:
-        return None
-    line = here + 1 if d > 0 else here
-    while 0 <= line <= n:
-        elapsed += 1 + regions(board, line)
-        arrive = line if d > 0 else line - 1
-        if arrive == office:
-            return elapsed
-        line += d
-    return None

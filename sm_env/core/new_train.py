@@ -11,14 +11,8 @@ from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import AddCar, ChooseDivisionPoint, EndConsist, Intent
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, Tray
-from sm_env.core.trains import (
-    cars_of,
-    free_tray,
-    front_to_back,
-    set_front_to_back,
-    spec_of,
-    train_label,
-)
+from sm_env.core.queries import fitting_cars, spec_of, train_label
+from sm_env.core.trains import free_tray, front_to_back, set_front_to_back
 from sm_env.core.yards import take_from_division
 
 if TYPE_CHECKING:
@@ -28,23 +22,6 @@ if TYPE_CHECKING:
 def allowed_cars(state: GameState, tray: Tray) -> list[int]:
     """Car codes the Division Yard holds that the train's card still allows (R7.4, C-yards.1)."""
     return [code for code in fitting_cars(state, tray) if state.division[code]]
-
-
-def fitting_cars(state: GameState, tray: Tray) -> list[int]:
-    """Car codes the train's card still allows (R7.4, C-trays.5, C-yards.1): an empty car of a
-    listed type below its maximum, or a caboose if the card has one and none is aboard, while
-    the train has fewer than ``max_cars`` cars."""
-    consist = spec_of(state.catalogue, tray.train).consist
-    cars = cars_of(tray)
-    if len(cars) >= consist.max_cars:
-        return []
-    counts = [0] * (CABOOSE + 1)
-    for code in cars:
-        counts[car_type(code)] += 1
-    out = [car * 2 for car, most in consist.allowed if counts[car] < most]
-    if consist.caboose != "forbidden" and not counts[CABOOSE]:
-        out.append(CABOOSE_CODE)
-    return out
 
 
 def begin(state: GameState) -> Next:

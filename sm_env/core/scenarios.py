@@ -25,19 +25,16 @@ from sm_env.core.catalogue import CardKind
 from sm_env.core.chance import ForcedRolls
 from sm_env.core.errors import ConfigError
 from sm_env.core.grid import (
-    EAST_SIDE_MASK,
     END_OFFSET,
-    MATCHING_END,
-    WEST_SIDE_MASK,
     E,
     W,
     geometry_for,
-    neighbour,
     place,
     placement_problem,
 )
 from sm_env.core.intents import Cell
 from sm_env.core.pieces import OFFICE_CELL
+from sm_env.core.queries import reachable
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -97,42 +94,6 @@ def upgraded_office(state: GameState, seat: int) -> None:
 
 
 # ---------------------------------------------------------------------------- built_spur
-
-
-def _side_mask(end: int) -> int:
-    return EAST_SIDE_MASK if (1 << end) & EAST_SIDE_MASK else WEST_SIDE_MASK
-
-
-def reachable(state: GameState, office: int) -> set[Cell]:
-    """Cells a train on the Office card can reach by Moves (D-grid.4, D-grid.5): a route
-    enters a card by one end and leaves by an end on its other side; a new Move may start,
-    either way, from any wheel card reached (the Office and Limits cards among them)."""
-    geo = geometry_for(state.catalogue)
-    station = state.stations[office]
-    seen: set[tuple[Cell, int]] = set()  # (cell, the side mask the train leaves by)
-    todo = [(OFFICE_CELL, EAST_SIDE_MASK), (OFFICE_CELL, WEST_SIDE_MASK)]
-    cells = {OFFICE_CELL}
-    while todo:
-        cell, leave = todo.pop()
-        if (cell, leave) in seen:
-            continue
-        seen.add((cell, leave))
-        placed = station.grid[cell]
-        mask = geo.ends[placed[0]][placed[1]]
-        for end in range(6):
-            if not (mask & leave) >> end & 1:
-                continue
-            other = neighbour(geo, station, cell, end)
-            if other is None:
-                continue
-            cells.add(other)
-            entered = MATCHING_END[end]
-            todo.append((other, WEST_SIDE_MASK if _side_mask(entered) == EAST_SIDE_MASK else EAST_SIDE_MASK))
-            other_card = station.grid[other][0]
-            if geo.wheel[other_card]:  # a new Move may start here, either way
-                todo.append((other, EAST_SIDE_MASK))
-                todo.append((other, WEST_SIDE_MASK))
-    return cells
 
 
 def _spur_layout(state: GameState, seat: int) -> list[tuple[int, Cell, bool]] | None:

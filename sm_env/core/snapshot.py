@@ -20,9 +20,9 @@ from sm_env.core.config import GameConfig
 from sm_env.core.errors import ConfigError, SnapshotError
 from sm_env.core.grid import COL_LIMIT, MAX_STANDING_CARS, ROW_LIMIT
 from sm_env.core.intents import Cell
-from sm_env.core.local_ops import MOVES_PER_SWITCH
 from sm_env.core.phases import SEAT_TURN_PHASES, Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray
+from sm_env.core.queries import MOVES_PER_SWITCH
 from sm_env.core.rng import Rng
 from sm_env.core.state import (
     DEPARTMENTS,

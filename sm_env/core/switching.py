@@ -23,6 +23,7 @@ from sm_env.core.grid import (
 )
 from sm_env.core.intents import Cell, MoveTray
 from sm_env.core.pieces import OFFICE_CELL, Tray
+from sm_env.core.queries import ad_tracks
 from sm_env.core.text import render_station
 
 if TYPE_CHECKING:
@@ -67,8 +68,7 @@ class SwitchingView:
         self.geo = geo = geometry_for(state.catalogue)
         self.station = station = state.stations[office]
         self.survey = survey_of(geo, station)
-        office_card = station.grid.get(OFFICE_CELL)
-        self.ad_tracks = geo.ad_tracks[office_card[0]] if office_card else 0
+        self.ad_tracks = ad_tracks(state, office)
         others = [t.cell for t in state.trays if t is not tray and t.office == office and t.cell is not None]
         self.occupied = {c for c in others if c != OFFICE_CELL}
         self.office_trays = sum(1 for c in others if c == OFFICE_CELL)
@@ -135,6 +135,16 @@ def list_moves(state: GameState, seat: int, tray_index: int) -> list[MoveTray]:
             if len(consist) - 1 > MAX_TRAY_CARS:
                 continue
             _extend(view, tray_index, seat, direction, nxt, consist, (start,), (k,), out)
+    return out
+
+
+def station_moves(state: GameState, seat: int) -> list[MoveTray]:
+    """Every legal Move of every Crew Tray in the seat's station, tray by tray (R6.1)."""
+    office = state.office_of_seat[seat]
+    out: list[MoveTray] = []
+    for i, tray in enumerate(state.trays):
+        if tray.office == office:
+            out.extend(list_moves(state, seat, i))
     return out
 
 
@@ -282,20 +292,3 @@ def _step_end(view: SwitchingView, a: Cell, b: Cell) -> int | None:
 
 def _illegal(state: GameState, office: int, rule: str, message: str) -> IllegalIntent:
     return IllegalIntent(rule, f"{message}\n{render_station(state, office)}")
-
-
-def move_key(move: MoveTray) -> tuple[int, int, int, int, int, int]:
-    """A compact, state-free key of a Move: (tray, destination row, destination column,
-    route, drops, push). ``route`` packs the direction (bit 0) and, per step, the lane taken
-    (0 straight, 1 north diagonal, 2 south diagonal) in base 3; ``drops`` packs one count per
-    path cell in base 5 (D-grid.10)."""
-    path = move.path
-    east = path[1][1] > path[0][1]
-    route = 0
-    for a, b in reversed(list(zip(path, path[1:], strict=False))):
-        lane = 0 if b[0] == a[0] else (1 if b[0] > a[0] else 2)
-        route = route * 3 + lane
-    drops = 0
-    for k in reversed(move.drops):
-        drops = drops * 5 + k
-    return (move.tray, path[-1][0], path[-1][1], route * 2 + int(east), drops, move.push)

@@ -15,8 +15,8 @@ from sm_env.core.cars import CABOOSE, ENGINE, car_name, is_flipped, unflipped
 from sm_env.core.grid import END_NAMES, geometry_for, is_locked
 from sm_env.core.intents import Cell, Intent
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Tray
+from sm_env.core.queries import train_label, tray_on_region
 from sm_env.core.state import CLOCK, Event
-from sm_env.core.trains import train_label, tray_on_region
 
 if TYPE_CHECKING:
     from sm_env.core.catalogue import Catalogue

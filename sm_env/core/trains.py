@@ -4,25 +4,20 @@ The Division runs West DP - Mainline 0 - office 0 - Mainline 1 - ... - office n-
 Mainline n - East DP: Mainline card ``k`` lies between office ``k-1`` and office ``k``, and its
 regions are numbered west to east. A train is a Crew Tray with a train card, in exactly one
 place: its origin Division Point, a Mainline region, or a station cell (``pieces.Tray``).
-These queries serve the New Train, Mainline and collision rules and the text renderings.
+The New Train and Mainline rules order and make up trains with these; what a train card
+says, its cars and where it stands are board queries (``queries``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sm_env.core.cars import ENGINE
-from sm_env.core.catalogue import Catalogue, TrainSpec
+from sm_env.core.catalogue import Catalogue
 from sm_env.core.pieces import EMPTY, Tray
+from sm_env.core.queries import spec_of
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
-
-
-def spec_of(catalogue: Catalogue, card: int) -> TrainSpec:
-    spec = catalogue.cards[card].train
-    assert spec is not None  # trays carry train cards only
-    return spec
 
 
 def seniority(catalogue: Catalogue, tray: Tray) -> tuple[int, bool]:
@@ -31,28 +26,12 @@ def seniority(catalogue: Catalogue, tray: Tray) -> tuple[int, bool]:
     return (spec.number, spec.extra)
 
 
-def train_label(catalogue: Catalogue, card: int) -> str:
-    spec = spec_of(catalogue, card)
-    return f"Extra X{spec.number}" if spec.extra else f"No. {spec.number}"
-
-
 def free_tray(state: GameState) -> int:
     """The first free Crew Tray, or EMPTY (C-trays.2)."""
     for i, tray in enumerate(state.trays):
         if tray.train == EMPTY:
             return i
     return EMPTY
-
-
-def tray_on_region(state: GameState, line: int, region: int) -> int:
-    for i, tray in enumerate(state.trays):
-        if tray.line == line and tray.region == region:
-            return i
-    return EMPTY
-
-
-def cars_of(tray: Tray) -> list[int]:
-    return [code for code in tray.consist if code != ENGINE]
 
 
 def front_to_back(tray: Tray) -> list[int]:
