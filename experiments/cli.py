@@ -29,13 +29,13 @@ from rich.console import Console
 from rich.table import Table
 
 from agents import REGISTRY, BotSpecError, bot_label, bot_name, make_bot, play_game, seat_seed, split_bot_list
-from experiments import balance as bal
-from experiments import tournament as tour
-from experiments.ledger import LEDGER_KINDS, tally
-from experiments.table.app import TableApp
-from experiments.table.session import HUMAN, SeatError, Session, check_save_target
-from experiments.table.viewer import Positions, run_viewer
-from experiments.train import TrainError, TrainSettings, train
+from experiments.arena import balance as bal
+from experiments.arena import tournament as tour
+from experiments.arena.ledger import LEDGER_KINDS, tally
+from experiments.play.table.app import TableApp
+from experiments.play.table.session import HUMAN, SeatError, Session, check_save_target
+from experiments.play.table.viewer import Positions, run_viewer
+from experiments.training.train import TrainError, TrainSettings, train
 from sm_env.core import (
     CLOCK,
     ConfigError,
@@ -587,7 +587,7 @@ def _balance(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from experiments import bench  # the RL stack loads only for this command
+    from experiments.bench import suite as bench  # the RL stack loads only for this command
 
     def say(part: str) -> None:
         print(f"bench: {part}", file=sys.stderr, flush=True)

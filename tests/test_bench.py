@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from experiments import bench
+from experiments.bench import suite as bench
 from experiments.cli import main
 
 

@@ -16,12 +16,12 @@ import pytest
 from rich.console import Console
 
 from agents import BotSpecError, RandomAgent, make_bot, seat_seed
-from experiments.table.app import TableApp
-from experiments.table.builder import MovePicker
-from experiments.table.events import event_line, is_hidden_draw
-from experiments.table.menu import GROUPS, Menu, MenuError, TrayChoice
-from experiments.table.session import SaveError, SeatError, Session, check_save_target
-from experiments.table.viewer import Positions
+from experiments.play.table.app import TableApp
+from experiments.play.table.builder import MovePicker
+from experiments.play.table.events import event_line, is_hidden_draw
+from experiments.play.table.menu import GROUPS, Menu, MenuError, TrayChoice
+from experiments.play.table.session import SaveError, SeatError, Session, check_save_target
+from experiments.play.table.viewer import Positions
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent, ReplayError

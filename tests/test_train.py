@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 from agents import make_bot, play_game  # noqa: E402
 from agents.policy import PolicyNet  # noqa: E402
 from experiments.cli import main  # noqa: E402
-from experiments.train import RunDir, SeatPool, TrainError, TrainSettings, make_env, train  # noqa: E402
+from experiments.training.train import RunDir, SeatPool, TrainError, TrainSettings, make_env, train  # noqa: E402
 from sm_env.core.config import GameConfig  # noqa: E402
 from sm_env.core.engine import new_game  # noqa: E402
 

@@ -13,7 +13,7 @@ import statistics
 import time
 from collections import Counter
 
-from experiments.stations import random_station
+from experiments.bench.stations import random_station
 from sm_env.core import GameState, MoveTray, render_station
 
 

@@ -50,9 +50,9 @@ from statistics import fmean
 from typing import Any
 
 from agents import bot_label, make_bot, seat_seed
-from experiments.ledger import LEDGER_KINDS
-from experiments.parallel import run_all
-from experiments.stats import mean_ci
+from experiments.arena.ledger import LEDGER_KINDS
+from experiments.arena.parallel import run_all
+from experiments.arena.stats import mean_ci
 from sm_env.core import (
     COACH,
     EMPTY,

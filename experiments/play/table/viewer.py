@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.text import Text
 
 from agents import BotSpecError, bot_name
-from experiments.table.render import full_table
-from experiments.table.session import HUMAN
+from experiments.play.table.render import full_table
+from experiments.play.table.session import HUMAN
 from sm_env.core import (
     CLOCK,
     Catalogue,

@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
-from experiments.ledger import LEDGER_KINDS, tally
-from experiments.parallel import run_all
-from experiments.stats import Rating, mean_ci, rate_games, wilson
+from experiments.arena.ledger import LEDGER_KINDS, tally
+from experiments.arena.parallel import run_all
+from experiments.arena.stats import Rating, mean_ci, rate_games, wilson
 from sm_env.core import GameConfig, Intent, SeatView, new_game
 
 CONFIDENCE = 0.95
