@@ -1,4 +1,4 @@
-"""The training pipeline (experiments/train.py, docs/training.md): a short run writes every
+"""The training pipeline (experiments/training/train.py, docs/training.md): a short run writes every
 file it promises, a run resumed from a checkpoint equals one that never stopped, and bad
 settings are refused with a clear message."""
 

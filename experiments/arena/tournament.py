@@ -19,7 +19,7 @@ are pooled), over all its seats in all games:
   shared top counting as a win for each seat in it, as ``GameState.winners()`` says (D-end);
 - collisions (ledger entries R8.2.3, R8.2.4, R10.1) per seat played, time per decision;
 - an openskill Plackett-Luce rating from every game in (deal, seating) order, seats ranked by
-  revenue, equal revenue an equal rank (``experiments.stats.rate_games``). Sorted by mu - 3 sigma.
+  revenue, equal revenue an equal rank (``experiments.arena.stats.rate_games``). Sorted by mu - 3 sigma.
 
 Games run in a spawned process pool (the same on every platform), so a bot must be registered
 when ``agents`` is imported; ``--jobs 1`` plays in this process. Results are put back in

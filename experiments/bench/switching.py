@@ -1,6 +1,6 @@
 """How many Moves a busy station offers, and how fast they are listed and applied.
 
-    python -m experiments.bench_switching --stations 20 --placements 40
+    python -m experiments.bench.switching --stations 20 --placements 40
 
 Stations are grown with random legal card placements; trays with four cars and standing
 cars are put on random Operational Rail. Speed is measured here, never in timed tests.
