@@ -524,30 +524,37 @@ def aec_figures(aec: AecPlays, size: Size) -> list[Figure]:
             "KiB",
         )
     )
+    return out + connect_four_figures(aec) + _beside_aec(aec, ours)
+
+
+def connect_four_figures(aec: AecPlays) -> list[Figure]:
+    """PettingZoo's connect_four_v3: steps/s without and with resets (or why not played)."""
     c4, c4_with_reset = aec.connect_four()
-    c4_note = aec.c4_note
-    out.append(
-        Figure("connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", c4, "/s", c4_note)
-    )
-    out.append(
+    return [
+        Figure("connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", c4, "/s", aec.c4_note),
         Figure(
             "connect_four.steps_per_s_with_reset",
             "connect_four_v3: steps/s, reset included",
             c4_with_reset,
             "/s",
-            c4_note,
-        )
-    )
+            aec.c4_note,
+        ),
+    ]
+
+
+def _beside_aec(aec: AecPlays, ours: float) -> list[Figure]:
+    """The AEC env (v0, ``ours`` steps/s) beside connect_four_v3 and the trivial env of its
+    spaces, and the spaces' sizes."""
+    c4, _ = aec.connect_four()
     steps, _, playing, _ = aec.played["trivial"]
     trivial = steps / playing
-    out.append(Figure("trivial_aec.steps_per_s", "trivial AEC env, same spaces: steps/s", trivial, "/s"))
-    out.append(
-        Figure("ratio.aec_vs_connect_four", "AEC env / connect_four_v3", c4 and ours / c4, "x", c4_note)
-    )
-    out.append(Figure("ratio.aec_vs_trivial", "AEC env / trivial AEC env", ours / trivial, "x"))
-    out.append(Figure("spaces.observation", "observation size (floats)", aec.raw.encoder.size, ""))
-    out.append(Figure("spaces.actions", "actions", aec.raw.table.size, ""))
-    return out
+    return [
+        Figure("trivial_aec.steps_per_s", "trivial AEC env, same spaces: steps/s", trivial, "/s"),
+        Figure("ratio.aec_vs_connect_four", "AEC env / connect_four_v3", c4 and ours / c4, "x", aec.c4_note),
+        Figure("ratio.aec_vs_trivial", "AEC env / trivial AEC env", ours / trivial, "x"),
+        Figure("spaces.observation", "observation size (floats)", aec.raw.encoder.size, ""),
+        Figure("spaces.actions", "actions", aec.raw.table.size, ""),
+    ]
 
 
 def aec_v1_figures(aec: AecPlays, size: Size) -> list[Figure]:
@@ -597,27 +604,30 @@ def aec_v1_figures(aec: AecPlays, size: Size) -> list[Figure]:
             "KiB",
         )
     )
+    return out + _beside_aec_v1(aec, ours_v1)
+
+
+def _beside_aec_v1(aec: AecPlays, ours_v1: float) -> list[Figure]:
+    """The AEC env v1 (``ours_v1`` steps/s) beside the trivial env of its spaces and
+    connect_four_v3, and its spaces' sizes."""
+    c4, _ = aec.connect_four()
     steps, _, playing, _ = aec.played["trivial_v1"]
     trivial_v1 = steps / playing
-    out.append(Figure("trivial_aec_v1.steps_per_s", "trivial AEC env, v1 spaces: steps/s", trivial_v1, "/s"))
-    c4, _ = aec.connect_four()
-    out.append(
+    return [
+        Figure("trivial_aec_v1.steps_per_s", "trivial AEC env, v1 spaces: steps/s", trivial_v1, "/s"),
         Figure(
             "ratio.aec_v1_vs_connect_four",
             "AEC env v1 (steps) / connect_four_v3",
             c4 and ours_v1 / c4,
             "x",
             aec.c4_note,
-        )
-    )
-    out.append(
+        ),
         Figure(
             "ratio.aec_v1_vs_trivial", "AEC env v1 / trivial AEC env, v1 spaces", ours_v1 / trivial_v1, "x"
-        )
-    )
-    out.append(Figure("spaces_v1.observation", "v1 observation size (floats)", aec.raw_v1.encoder.size, ""))
-    out.append(Figure("spaces_v1.actions", "v1 actions (tokens)", aec.raw_v1.table.size, ""))
-    return out
+        ),
+        Figure("spaces_v1.observation", "v1 observation size (floats)", aec.raw_v1.encoder.size, ""),
+        Figure("spaces_v1.actions", "v1 actions (tokens)", aec.raw_v1.table.size, ""),
+    ]
 
 
 def single_agent_figures(size: Size) -> list[Figure]:
