@@ -68,7 +68,9 @@ def _run(config: GameConfig, games: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.bench.core",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--offices", type=int, default=4)

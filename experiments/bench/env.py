@@ -49,7 +49,9 @@ def play(env: Any, games: int) -> tuple[int, float, float, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.bench.env",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--offices", type=int, default=3)

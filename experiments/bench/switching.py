@@ -19,7 +19,9 @@ from sm_env.core import GameState, MoveTray, render_station
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.bench.switching",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--stations", type=int, default=20)
     parser.add_argument("--placements", type=int, default=40)

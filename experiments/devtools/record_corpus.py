@@ -105,7 +105,9 @@ def record(seed: int, config: GameConfig, bot: str) -> Replay:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.devtools.record_corpus",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--out", type=Path, default=CORPUS)
     args = parser.parse_args()
