@@ -59,9 +59,15 @@ def _run_demo(args: argparse.Namespace) -> int:
     )
     # Piped output gets room for the final table.
     console = None if args.json else output_console(120, soft_wrap=True)
-    summary = play_demo(config, args.seed, split_bot_list(args.bots), console, args.save_replay)
+    game = play_demo(config, args.seed, split_bot_list(args.bots), console)
+    if args.save_replay:
+        game.replay().save(args.save_replay)
     if console is None:
-        print(json.dumps(summary, indent=2))
+        print(json.dumps(game.summary(), indent=2))
+        return 0
+    game.print_final(console)
+    if args.save_replay:
+        console.print(f"replay written to {args.save_replay}")
     return 0
 
 

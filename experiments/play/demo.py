@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -27,12 +28,56 @@ from sm_env.core import (
 )
 
 
-def play_demo(
-    config: GameConfig, seed: int, specs: Sequence[str], console: Console | None, save_replay: str | None
-) -> dict[str, Any]:
-    """Play one game of the bots ``specs`` (cycled over the seats), printing it on ``console``
-    (none: print nothing) and writing its replay to ``save_replay`` if given; returns the
-    game's JSON summary."""
+@dataclass(frozen=True)
+class DemoGame:
+    """A finished demo game: its state, each seat's bot spec, the decisions and how many events
+    of each kind it raised."""
+
+    seed: int
+    state: GameState
+    seat_bots: list[str]
+    decisions: list[Intent]
+    events: Counter[str]
+
+    def replay(self) -> Replay:
+        return Replay(self.seed, self.state.config, tuple(self.decisions), self.state.state_hash())
+
+    def summary(self) -> dict[str, Any]:
+        """The game as the JSON of ``demo --json``."""
+        state, config = self.state, self.state.config
+        return {
+            "seed": self.seed,
+            "offices": config.offices,
+            "days": config.days,
+            "mode": config.mode.value,
+            "house_rules": config.house_rules.to_dict(),
+            "bots": [bot_label(spec) for spec in self.seat_bots],
+            "revenue": list(state.revenue()),
+            "revenue_by_kind": [_revenue_by_kind(state, seat) for seat in range(config.offices)],
+            "revenue_by_rule": [_revenue_by_rule(state, seat) for seat in range(config.offices)],
+            "winners": list(state.winners()),
+            "events": dict(sorted(self.events.items())),
+            "stages_played": state.stages_played,
+            "decisions": len(self.decisions),
+            "final_hash": state.state_hash(),
+        }
+
+    def print_final(self, console: Console) -> None:
+        """The final boards, each seat's revenue and how it was earned, and the game's size."""
+        state = self.state
+        console.print(render_division(state), markup=False)
+        for office in range(state.config.offices):
+            console.print(render_station(state, office), markup=False)
+        console.print(_revenue_table(state, [bot_name(spec) for spec in self.seat_bots]))
+        console.print(
+            f"{state.stages_played} stages, {len(self.decisions)} decisions; "
+            f"final state hash {state.state_hash()}"
+        )
+
+
+def play_demo(config: GameConfig, seed: int, specs: Sequence[str], console: Console | None) -> DemoGame:
+    """Play one game of the bots ``specs`` (cycled over the seats), printing its events stage
+    by stage on ``console`` (none: print nothing)."""
     seat_bots = [specs[seat % len(specs)] for seat in range(config.offices)]
     agents = [make_bot(spec, seat_seed(seed, seat)) for seat, spec in enumerate(seat_bots)]
     state = new_game(config, seed)
@@ -52,32 +97,7 @@ def play_demo(
         )
     drain(state)
     decisions = play_game(state, agents, drain)
-    final_hash = state.state_hash()
-    if save_replay:
-        Replay(seed, config, tuple(decisions), final_hash).save(save_replay)
-    if console is not None:
-        _print_final(console, state, [bot_name(spec) for spec in seat_bots])
-        console.print(
-            f"{state.stages_played} stages, {len(decisions)} decisions; final state hash {final_hash}"
-        )
-        if save_replay:
-            console.print(f"replay written to {save_replay}")
-    return {
-        "seed": seed,
-        "offices": config.offices,
-        "days": config.days,
-        "mode": config.mode.value,
-        "house_rules": config.house_rules.to_dict(),
-        "bots": [bot_label(spec) for spec in seat_bots],
-        "revenue": list(state.revenue()),
-        "revenue_by_kind": [_revenue_by_kind(state, seat) for seat in range(config.offices)],
-        "revenue_by_rule": [_revenue_by_rule(state, seat) for seat in range(config.offices)],
-        "winners": list(state.winners()),
-        "events": dict(sorted(counts.items())),
-        "stages_played": state.stages_played,
-        "decisions": len(decisions),
-        "final_hash": final_hash,
-    }
+    return DemoGame(seed, state, seat_bots, list(decisions), counts)
 
 
 class _StagePrinter:
@@ -119,12 +139,9 @@ def _revenue_by_kind(state: GameState, seat: int) -> dict[str, dict[str, int]]:
     return out
 
 
-def _print_final(console: Console, state: GameState, bots: Sequence[str]) -> None:
-    """The final boards, then each seat's bot and revenue, and how it was earned: per kind of
-    ledger entry, how many and their revenue (R2.4.7)."""
-    console.print(render_division(state), markup=False)
-    for office in range(state.config.offices):
-        console.print(render_station(state, office), markup=False)
+def _revenue_table(state: GameState, bots: Sequence[str]) -> Table:
+    """Each seat's bot and revenue, and how it was earned: per kind of ledger entry, how many
+    and their revenue (R2.4.7)."""
     table = Table(title="Final revenue: count (revenue) by kind")
     table.add_column("seat", justify="right")
     table.add_column("bot", no_wrap=True)
@@ -142,4 +159,4 @@ def _print_final(console: Console, state: GameState, bots: Sequence[str]) -> Non
             str(revenue),
             "winner" if seat in winners else "",
         )
-    console.print(table)
+    return table
