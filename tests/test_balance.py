@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from agents import bot_label, make_bot, seat_seed
-from experiments import balance as bal
+from experiments.arena import balance as bal
 from experiments.cli import main
 from sm_env.core import engine
 from sm_env.core.catalogue import load_catalogue

@@ -1,4 +1,4 @@
-"""The replay corpus (tests/data/replays.jsonl.gz, experiments/record_corpus.py): games
+"""The replay corpus (tests/data/replays.jsonl.gz, experiments/devtools/record_corpus.py): games
 recorded under the current rules edition, over 1-6 offices, 1-3 days, every combination of
 house rules and variants, competitive and co-op. Each must replay to the very final state hash it
 recorded (C-rng.2): a refactor that changes any rule, any random draw or any state field

@@ -14,7 +14,7 @@ from conftest import brute_force_placements
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.stations import random_station
+from experiments.bench.stations import random_station
 from sm_env.core.cars import ENGINE, N_CAR_CODES
 from sm_env.core.catalogue import CardKind
 from sm_env.core.errors import IllegalIntent

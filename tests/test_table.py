@@ -16,12 +16,12 @@ import pytest
 from rich.console import Console
 
 from agents import BotSpecError, RandomAgent, make_bot, seat_seed
-from experiments.table.app import TableApp
-from experiments.table.builder import MovePicker
-from experiments.table.events import event_line, is_hidden_draw
-from experiments.table.menu import GROUPS, Menu, MenuError, TrayChoice
-from experiments.table.session import SaveError, SeatError, Session, check_save_target
-from experiments.table.viewer import Positions
+from experiments.play.table.app import TableApp
+from experiments.play.table.builder import MovePicker
+from experiments.play.table.events import event_line, is_hidden_draw
+from experiments.play.table.menu import GROUPS, Menu, MenuError, TrayChoice
+from experiments.play.table.session import SaveError, SeatError, Session, check_save_target
+from experiments.play.table.viewer import Positions, run_viewer
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent, ReplayError
@@ -485,6 +485,27 @@ def test_viewer_positions_match_the_game() -> None:
     assert "setup" in [event.kind for event in positions_.visit(0).events]
     with pytest.raises(IndexError):
         positions_.state_at(positions_.total + 1)
+
+
+def test_viewer_goes_where_each_command_says() -> None:
+    """Next and previous stop at the ends, go-to takes only a decision of the game, start, end
+    and board go there, help and unknown commands stay put, quit ends the loop."""
+    session = _session(seats=("random", "random"))
+    for _ in range(3):
+        session.decide(session.bot_choice())
+    positions_ = Positions(session.replay())
+    total = positions_.total
+    typed = ["", "p", "p", "g 2", f"g {total + 1}", "g x", "e", "n", "s", "b", "h", "what", "q"]
+    keyboard = Keyboard(typed)
+    out = io.StringIO()
+    console = Console(file=out, width=160, highlight=False, color_system=None)
+    assert run_viewer(positions_, console, "game.json", read=keyboard) == 0
+    at = [int(prompt.split()[1].split("/")[0]) for prompt in keyboard.prompts]
+    assert at == [0, 1, 0, 0, 2, 2, 2, total, total, 0, 0, 0, 0]
+    text = out.getvalue()
+    for said in ("this is the start", f"write: g N, with N from 0 to {total}", "that was the last decision"):
+        assert said in text
+    assert "unknown command 'what'" in text
 
 
 # ---------------------------------------------------------------------------- the app, scripted

@@ -25,9 +25,9 @@ from agents import (
     seat_seed,
     split_bot_list,
 )
-from experiments import tournament as tour
+from experiments.arena import tournament as tour
+from experiments.arena.stats import mean_ci, rate_games, t_quantile, wilson
 from experiments.cli import main
-from experiments.stats import mean_ci, rate_games, t_quantile, wilson
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.intents import Intent, IntentKind

@@ -1,4 +1,4 @@
-"""The training pipeline (experiments/train.py, docs/training.md): a short run writes every
+"""The training pipeline (experiments/training/train.py, docs/training.md): a short run writes every
 file it promises, a run resumed from a checkpoint equals one that never stopped, and bad
 settings are refused with a clear message."""
 
@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 from agents import make_bot, play_game  # noqa: E402
 from agents.policy import PolicyNet  # noqa: E402
 from experiments.cli import main  # noqa: E402
-from experiments.train import RunDir, SeatPool, TrainError, TrainSettings, make_env, train  # noqa: E402
+from experiments.training.train import RunDir, SeatPool, TrainError, TrainSettings, make_env, train  # noqa: E402
 from sm_env.core.config import GameConfig  # noqa: E402
 from sm_env.core.engine import new_game  # noqa: E402
 

@@ -35,7 +35,7 @@ Stage by ``(state.day, state.stage)``; the yards and cars are counted once per d
   Classification-to-Division refills during the day and the cars they moved.
 
 Aggregates: per office count, metric and day, the mean over the games with a 95% Student t
-interval (``experiments.stats.mean_ci``); the all-days column takes per game the total of a
+interval (``experiments.arena.stats.mean_ci``); the all-days column takes per game the total of a
 count and the mean over the days of a day's-end level. Trip length: the mean over the games
 that completed a run of their mean trip, and the shortest and longest trip of all games.
 """
@@ -50,9 +50,9 @@ from statistics import fmean
 from typing import Any
 
 from agents import bot_label, make_bot, seat_seed
-from experiments.ledger import LEDGER_KINDS
-from experiments.parallel import run_all
-from experiments.stats import mean_ci
+from experiments.arena.ledger import LEDGER_KINDS
+from experiments.arena.parallel import run_all
+from experiments.arena.stats import mean_ci
 from sm_env.core import (
     COACH,
     EMPTY,

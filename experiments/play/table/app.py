@@ -20,11 +20,11 @@ from rich.table import Table
 from rich.text import Text
 
 from agents import BotSpecError, bot_name, make_bot, seat_seed
-from experiments.table.builder import MovePicker
-from experiments.table.events import event_line
-from experiments.table.menu import Entry, Menu, MenuError, TrayChoice, intent_label, pick_by_name
-from experiments.table.render import full_table, seat_table, station_signature
-from experiments.table.session import HUMAN, Decided, SaveError, SeatError, Session, check_save_target
+from experiments.play.table.builder import MovePicker
+from experiments.play.table.events import event_line
+from experiments.play.table.menu import Entry, Menu, MenuError, TrayChoice, intent_label, pick_by_name
+from experiments.play.table.render import full_table, seat_table, station_signature
+from experiments.play.table.session import HUMAN, Decided, SaveError, SeatError, Session, check_save_target
 from sm_env.core import CLOCK, Event, HouseRules, IllegalIntent, Intent, MoveTray
 
 DEFAULT_HINT_BOT = "dispatcher"

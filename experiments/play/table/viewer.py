@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.text import Text
 
 from agents import BotSpecError, bot_name
-from experiments.table.render import full_table
-from experiments.table.session import HUMAN
+from experiments.play.table.render import full_table
+from experiments.play.table.session import HUMAN
 from sm_env.core import (
     CLOCK,
     Catalogue,
@@ -144,39 +144,43 @@ def run_viewer(positions: Positions, console: Console, name: str, read: Callable
         except (EOFError, KeyboardInterrupt):
             console.print()
             return 0
-        command, _, rest = text.partition(" ")
-        target: int | None = None
-        if command in ("", "n", "next"):
-            target = index + 1
-            if target > total:
-                console.print(Text("that was the last decision ('p' goes back, 'q' quits)"))
-                continue
-        elif command in ("p", "prev", "previous"):
-            target = index - 1
-            if target < 0:
-                console.print(Text("this is the start ('n' goes on)"))
-                continue
-        elif command in ("g", "go", "goto"):
-            if not rest.isdigit() or int(rest) > total:
-                console.print(Text(f"write: g N, with N from 0 to {total}", style="red"))
-                continue
-            target = int(rest)
-        elif command in ("s", "start"):
-            target = 0
-        elif command in ("e", "end"):
-            target = total
-        elif command in ("b", "board"):
-            target = index
-        elif command in ("h", "help", "?"):
-            console.print(Text(HELP))
-            continue
-        elif command in ("q", "quit", "exit"):
+        target = _target(text, index, total)
+        if target is None:
             return 0
-        else:
-            console.print(Text(f"unknown command {text!r}:\n{HELP}", style="red"))
+        if isinstance(target, Text):
+            console.print(target)
             continue
         index = target
         show(positions.visit(index))
+
+
+def _target(text: str, index: int, total: int) -> int | Text | None:
+    """Where a typed command (see ``HELP``) goes from decision ``index`` of ``total``: the
+    decision to show, a message to print instead, or None to quit."""
+    command, _, rest = text.partition(" ")
+    if command in ("", "n", "next"):
+        if index + 1 > total:
+            return Text("that was the last decision ('p' goes back, 'q' quits)")
+        return index + 1
+    if command in ("p", "prev", "previous"):
+        if index - 1 < 0:
+            return Text("this is the start ('n' goes on)")
+        return index - 1
+    if command in ("g", "go", "goto"):
+        if not rest.isdigit() or int(rest) > total:
+            return Text(f"write: g N, with N from 0 to {total}", style="red")
+        return int(rest)
+    if command in ("s", "start"):
+        return 0
+    if command in ("e", "end"):
+        return total
+    if command in ("b", "board"):
+        return index
+    if command in ("h", "help", "?"):
+        return Text(HELP)
+    if command in ("q", "quit", "exit"):
+        return None
+    return Text(f"unknown command {text!r}:\n{HELP}", style="red")
 
 
 def _show_visit(console: Console, visit: Visit, labels: Sequence[str], board: GameState) -> None:

@@ -1,6 +1,6 @@
 """Record the replay corpus that pins the rules: ``tests/data/replays.jsonl.gz``.
 
-    python -m experiments.record_corpus            # writes tests/data/replays.jsonl.gz
+    python -m experiments.devtools.record_corpus            # writes tests/data/replays.jsonl.gz
 
 One replay file (the ``station-master-replay`` format) per line: 1-6 offices, 1-3 days,
 every combination of the house rules and variants, competitive and co-op games. Half the games are
@@ -105,7 +105,9 @@ def record(seed: int, config: GameConfig, bot: str) -> Replay:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.devtools.record_corpus",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--out", type=Path, default=CORPUS)
     args = parser.parse_args()

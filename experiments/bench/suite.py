@@ -65,6 +65,10 @@ class Size:
     def of(cls, quick: bool) -> Size:
         return cls(1, 1, 2, 64, 32, 1) if quick else cls(20, 20, 100, 2048, 512, 5)
 
+    def rounds_note(self) -> str:
+        """The note of a figure taken as the fastest of the rounds."""
+        return f"fastest of {self.rounds} rounds" if self.rounds > 1 else ""
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -361,18 +365,32 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
     """Every figure, in the order the table shows them."""
     size = Size.of(quick)
     say = progress or (lambda _: None)
-    out: list[Figure] = []
-
     say("rules core")
-    core: dict[int, float] = {}
+    out = core_figures(size)
+    say("catanatron")
+    out += catanatron_figures(size)
+    say("AEC envs")
+    aec = play_aec_envs(size)
+    out += aec_figures(aec, size)
+    say("AEC env v1")
+    out += aec_v1_figures(aec, size)
+    say("single-agent env")
+    out += single_agent_figures(size)
+    say("MaskablePPO")
+    out += maskable_ppo_figures(size, aec.raw, aec.raw_v1)
+    return out + growth(size, say)
+
+
+def core_figures(size: Size) -> list[Figure]:
+    """The rules core's decisions/s and games/s at each office count, and its clone time."""
+    out: list[Figure] = []
     for offices in OFFICE_COUNTS:
         decisions, seconds = core_play(GameConfig(offices=offices), size.core_games)
-        core[offices] = decisions / seconds
         out.append(
             Figure(
                 f"core.{offices}.decisions_per_s",
                 f"core, {offices} office(s): decisions/s",
-                core[offices],
+                decisions / seconds,
                 "/s",
             )
         )
@@ -392,40 +410,56 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             "µs",
         )
     )
+    return out
 
-    say("catanatron")
+
+def catanatron_figures(size: Size) -> list[Figure]:
+    """catanatron's decisions/s and the core's ratio to it at four seats, played in turn."""
+    rate_label = "catanatron, 4 random players: decisions/s"
+    ratio_label = "core (4 offices) / catanatron (4 players)"
     if not catanatron_installed():
         note = "not installed: pip install 'station-master[bench]'"
-        out.append(
-            Figure(
-                "catanatron.decisions_per_s", "catanatron, 4 random players: decisions/s", None, "/s", note
-            )
-        )
-        out.append(
-            Figure("ratio.core_vs_catanatron", "core (4 offices) / catanatron (4 players)", None, "x", note)
-        )
-    else:
-        played = fastest_of_rounds(
-            {
-                "core": partial(core_play, GameConfig(offices=4), size.core_games),
-                "catanatron": partial(catanatron_play, size.peer_games),
-            },
-            size.rounds,
-            seconds_at=1,
-        )
-        rate = played["catanatron"][0] / played["catanatron"][1]
-        four = played["core"][0] / played["core"][1]
-        note = f"fastest of {size.rounds} rounds" if size.rounds > 1 else ""
-        out.append(
-            Figure(
-                "catanatron.decisions_per_s", "catanatron, 4 random players: decisions/s", rate, "/s", note
-            )
-        )
-        out.append(
-            Figure("ratio.core_vs_catanatron", "core (4 offices) / catanatron (4 players)", four / rate, "x")
-        )
+        return [
+            Figure("catanatron.decisions_per_s", rate_label, None, "/s", note),
+            Figure("ratio.core_vs_catanatron", ratio_label, None, "x", note),
+        ]
+    played = fastest_of_rounds(
+        {
+            "core": partial(core_play, GameConfig(offices=4), size.core_games),
+            "catanatron": partial(catanatron_play, size.peer_games),
+        },
+        size.rounds,
+        seconds_at=1,
+    )
+    rate = played["catanatron"][0] / played["catanatron"][1]
+    four = played["core"][0] / played["core"][1]
+    return [
+        Figure("catanatron.decisions_per_s", rate_label, rate, "/s", size.rounds_note()),
+        Figure("ratio.core_vs_catanatron", ratio_label, four / rate, "x"),
+    ]
 
-    say("AEC envs")
+
+@dataclass(frozen=True)
+class AecPlays:
+    """The AEC envs played in turn: each one's fastest round (``aec_play_decisions``'s result,
+    by name), and the raw envs of both versions, whose spaces the trivial envs copy."""
+
+    played: dict[str, tuple[Any, ...]]
+    raw: Any
+    raw_v1: Any
+    c4_note: str  # why connect_four_v3 was not played ("" when it was)
+
+    def connect_four(self) -> tuple[float | None, float | None]:
+        """connect_four_v3's steps/s, reset excluded and included (None when not played)."""
+        if "connect_four" not in self.played:
+            return None, None
+        steps, _, playing, with_reset = self.played["connect_four"]
+        return steps / playing, steps / with_reset
+
+
+def play_aec_envs(size: Size) -> AecPlays:
+    """Both versions of the AEC env, a trivial env with each one's spaces, and connect_four_v3
+    (when installed), in turn for ``size.rounds`` rounds."""
     station = sm_env.env(num_offices=ENV_OFFICES)
     raw = station.unwrapped
     station_v1 = sm_env.env_v1(num_offices=ENV_OFFICES)
@@ -448,9 +482,14 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
         size.rounds,
         seconds_at=2,
     )
-    rounds_note = f"fastest of {size.rounds} rounds" if size.rounds > 1 else ""
+    return AecPlays(played, raw, raw_v1, c4_note)
 
-    steps, _, playing, with_reset = played["v0"]
+
+def aec_figures(aec: AecPlays, size: Size) -> list[Figure]:
+    """The AEC env (v0): steps/s without and with resets, reset time, memory; connect_four_v3
+    and the trivial env beside it, the ratios, and the spaces' sizes."""
+    out: list[Figure] = []
+    steps, _, playing, with_reset = aec.played["v0"]
     ours = steps / playing
     out.append(
         Figure(
@@ -458,7 +497,7 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             f"AEC env, {ENV_OFFICES} offices: steps/s, reset excluded",
             ours,
             "/s",
-            rounds_note,
+            size.rounds_note(),
         )
     )
     out.append(
@@ -485,37 +524,44 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             "KiB",
         )
     )
-    c4: float | None = None
-    if "connect_four" in played:
-        steps, _, playing, with_reset = played["connect_four"]
-        c4 = steps / playing
-        c4_with_reset: float | None = steps / with_reset
-    else:
-        c4_with_reset = None
-    out.append(
-        Figure("connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", c4, "/s", c4_note)
-    )
-    out.append(
+    return out + connect_four_figures(aec) + _beside_aec(aec, ours)
+
+
+def connect_four_figures(aec: AecPlays) -> list[Figure]:
+    """PettingZoo's connect_four_v3: steps/s without and with resets (or why not played)."""
+    c4, c4_with_reset = aec.connect_four()
+    return [
+        Figure("connect_four.steps_per_s", "connect_four_v3: steps/s, reset excluded", c4, "/s", aec.c4_note),
         Figure(
             "connect_four.steps_per_s_with_reset",
             "connect_four_v3: steps/s, reset included",
             c4_with_reset,
             "/s",
-            c4_note,
-        )
-    )
-    steps, _, playing, _ = played["trivial"]
-    trivial = steps / playing
-    out.append(Figure("trivial_aec.steps_per_s", "trivial AEC env, same spaces: steps/s", trivial, "/s"))
-    out.append(
-        Figure("ratio.aec_vs_connect_four", "AEC env / connect_four_v3", c4 and ours / c4, "x", c4_note)
-    )
-    out.append(Figure("ratio.aec_vs_trivial", "AEC env / trivial AEC env", ours / trivial, "x"))
-    out.append(Figure("spaces.observation", "observation size (floats)", raw.encoder.size, ""))
-    out.append(Figure("spaces.actions", "actions", raw.table.size, ""))
+            aec.c4_note,
+        ),
+    ]
 
-    say("AEC env v1")
-    steps, decisions, playing, with_reset = played["v1"]
+
+def _beside_aec(aec: AecPlays, ours: float) -> list[Figure]:
+    """The AEC env (v0, ``ours`` steps/s) beside connect_four_v3 and the trivial env of its
+    spaces, and the spaces' sizes."""
+    c4, _ = aec.connect_four()
+    steps, _, playing, _ = aec.played["trivial"]
+    trivial = steps / playing
+    return [
+        Figure("trivial_aec.steps_per_s", "trivial AEC env, same spaces: steps/s", trivial, "/s"),
+        Figure("ratio.aec_vs_connect_four", "AEC env / connect_four_v3", c4 and ours / c4, "x", aec.c4_note),
+        Figure("ratio.aec_vs_trivial", "AEC env / trivial AEC env", ours / trivial, "x"),
+        Figure("spaces.observation", "observation size (floats)", aec.raw.encoder.size, ""),
+        Figure("spaces.actions", "actions", aec.raw.table.size, ""),
+    ]
+
+
+def aec_v1_figures(aec: AecPlays, size: Size) -> list[Figure]:
+    """The AEC env v1: steps (tokens)/s and decisions/s, tokens per decision, memory; the
+    trivial env of its spaces and connect_four_v3 beside it, and its spaces' sizes."""
+    out: list[Figure] = []
+    steps, decisions, playing, with_reset = aec.played["v1"]
     ours_v1 = steps / playing
     out.append(
         Figure(
@@ -523,7 +569,7 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             f"AEC env v1, {ENV_OFFICES} offices: steps (tokens)/s, reset excluded",
             ours_v1,
             "/s",
-            rounds_note,
+            size.rounds_note(),
         )
     )
     out.append(
@@ -558,51 +604,52 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
             "KiB",
         )
     )
-    steps, _, playing, _ = played["trivial_v1"]
+    return out + _beside_aec_v1(aec, ours_v1)
+
+
+def _beside_aec_v1(aec: AecPlays, ours_v1: float) -> list[Figure]:
+    """The AEC env v1 (``ours_v1`` steps/s) beside the trivial env of its spaces and
+    connect_four_v3, and its spaces' sizes."""
+    c4, _ = aec.connect_four()
+    steps, _, playing, _ = aec.played["trivial_v1"]
     trivial_v1 = steps / playing
-    out.append(Figure("trivial_aec_v1.steps_per_s", "trivial AEC env, v1 spaces: steps/s", trivial_v1, "/s"))
-    out.append(
+    return [
+        Figure("trivial_aec_v1.steps_per_s", "trivial AEC env, v1 spaces: steps/s", trivial_v1, "/s"),
         Figure(
             "ratio.aec_v1_vs_connect_four",
             "AEC env v1 (steps) / connect_four_v3",
             c4 and ours_v1 / c4,
             "x",
-            c4_note,
-        )
-    )
-    out.append(
+            aec.c4_note,
+        ),
         Figure(
             "ratio.aec_v1_vs_trivial", "AEC env v1 / trivial AEC env, v1 spaces", ours_v1 / trivial_v1, "x"
-        )
-    )
-    out.append(Figure("spaces_v1.observation", "v1 observation size (floats)", raw_v1.encoder.size, ""))
-    out.append(Figure("spaces_v1.actions", "v1 actions (tokens)", raw_v1.table.size, ""))
+        ),
+        Figure("spaces_v1.observation", "v1 observation size (floats)", aec.raw_v1.encoder.size, ""),
+        Figure("spaces_v1.actions", "v1 actions (tokens)", aec.raw_v1.table.size, ""),
+    ]
 
-    say("single-agent env")
-    steps, seconds = single_agent_play(size.env_games)
-    out.append(
-        Figure(
-            "single_agent.steps_per_s",
-            f"single-agent env, {ENV_OFFICES} offices: steps/s",
-            steps / seconds,
-            "/s",
-        )
-    )
-    steps, seconds = single_agent_play(size.env_games, version=1)
-    out.append(
-        Figure(
-            "single_agent_v1.steps_per_s",
-            f"single-agent env v1, {ENV_OFFICES} offices: steps/s",
-            steps / seconds,
-            "/s",
-        )
-    )
 
-    say("MaskablePPO")
+def single_agent_figures(size: Size) -> list[Figure]:
+    """The Gymnasium single-agent env of each version under random masked actions."""
+    out: list[Figure] = []
+    for version, key, name in (
+        (0, "single_agent", "single-agent env"),
+        (1, "single_agent_v1", "single-agent env v1"),
+    ):
+        steps, seconds = single_agent_play(size.env_games, version)
+        out.append(
+            Figure(f"{key}.steps_per_s", f"{name}, {ENV_OFFICES} offices: steps/s", steps / seconds, "/s")
+        )
+    return out
+
+
+def maskable_ppo_figures(size: Size, raw: Any, raw_v1: Any) -> list[Figure]:
+    """MaskablePPO on both versions (``ppo_figures``), and v1's game decisions/s over v0's on
+    one core; one "not installed" figure without sb3-contrib."""
     if importlib.util.find_spec("sb3_contrib") is None:
         note = "not installed: pip install torch==2.13.0, then 'station-master[rl]'"
-        out.append(Figure("ppo", "MaskablePPO", None, "", note))
-        return out + growth(size, say)
+        return [Figure("ppo", "MaskablePPO", None, "", note)]
     cores = os.cpu_count() or 1
     v0 = ppo_figures("ppo", "MaskablePPO", "frames/s", "", make_station_master, raw, cores, size)
     v1 = ppo_figures(
@@ -623,8 +670,7 @@ def run(quick: bool = False, progress: Callable[[str], None] | None = None) -> l
         v1_decisions / v0_decisions,
         "x",
     )
-    out += v0 + v1[:2] + [ratio] + v1[2:]
-    return out + growth(size, say)
+    return v0 + v1[:2] + [ratio] + v1[2:]
 
 
 def ppo_figures(

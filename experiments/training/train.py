@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import importlib
 import json
 import multiprocessing
 import os
@@ -511,74 +512,20 @@ def train(
     """Train (or go on with) the run in ``out``; returns its files. ``stop_after`` ends this
     call after that many segments (the run is then resumed later); ``final.npz`` is written
     only when the run is complete."""
-    try:
-        import torch
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3.common.utils import set_random_seed
-    except ImportError as err:
-        raise TrainError(
-            f"train needs the rl extra ({err.name} is missing): pip install torch==2.13.0, then '.[rl]'"
-        ) from None
+    _require_rl_stack()
+    import torch
     from tqdm import tqdm
 
     say = log or (lambda text: print(text, file=sys.stderr))
     run = RunDir(out)
     torch.set_num_threads(1)  # the workers take the other cores; one thread is fastest here
-    if resume:
-        if not run.checkpoint.exists():
-            raise TrainError(f"{run.root} has no checkpoint to resume from")
-        recorded = TrainSettings.from_json(json.loads(run.meta.read_text())["settings"])
-        if recorded != settings:
-            raise TrainError(f"{run.root} was trained with other settings; resume takes the recorded ones")
-        state = json.loads(run.checkpoint.read_text())
-    else:
-        if run.root.exists() and any(run.root.iterdir()):
-            raise TrainError(f"{run.root} is not empty: pick a new --out, or --resume it")
-        run.checkpoints.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "settings": settings.to_json(),
-            "command": _command(settings, run.root),
-            "rules_edition": RULES_EDITION,
-            "versions": _versions(),
-            "cpus": os.cpu_count(),
-        }
-        run.meta.write_text(json.dumps(meta, indent=2) + "\n")
-        state = {"segment": 0, "timesteps": 0, "pool": [], "best_snapshot": None, "best_eval": None}
+    state = _resumed_state(run, settings) if resume else _started_state(run, settings)
     venv = _vec_env(settings)
-    policy_kwargs = {"net_arch": {"pi": list(settings.net), "vf": list(settings.net)}}
     try:
-        if run.model_at(state["timesteps"]).exists():
-            model = MaskablePPO.load(run.model_at(state["timesteps"]), env=venv, device="cpu")
-        else:
-            set_random_seed(settings.seed)
-            model = MaskablePPO(
-                "MlpPolicy",
-                venv,
-                n_steps=settings.n_steps,
-                batch_size=settings.batch_size,
-                n_epochs=settings.n_epochs,
-                learning_rate=settings.learning_rate,
-                gamma=settings.gamma,
-                gae_lambda=settings.gae_lambda,
-                clip_range=settings.clip_range,
-                ent_coef=settings.ent_coef,
-                policy_kwargs=policy_kwargs,
-                tensorboard_log=str(run.tb),
-                seed=settings.seed,
-                device="cpu",
-                verbose=0,
-            )
-            if settings.warm_start:
-                figures = warm_start(model, settings, say)
-                meta = json.loads(run.meta.read_text())
-                meta["warm_start"] = figures
-                run.meta.write_text(json.dumps(meta, indent=2) + "\n")
-                model.save(run.model_at(0))  # a resume need not clone again
-                _write_json(run.checkpoint, state)
-        fields = _progress_fields(settings)
+        model = _model(run, settings, state, venv, say)
         if not run.progress.exists():
             with open(run.progress, "w", newline="") as f:
-                csv.writer(f).writerow(fields)
+                csv.writer(f).writerow(_progress_fields(settings))
         segments = -(-settings.timesteps // settings.segment)
         bar = tqdm(
             total=segments * settings.segment,
@@ -591,53 +538,12 @@ def train(
         last = segments if stop_after is None else min(segments, state["segment"] + stop_after)
         while state["segment"] < last:
             segment = state["segment"]
-            set_random_seed(settings.seed * 1_000_003 + segment)
-            venv.env_method("set_pool", state["pool"])
-            venv.seed(settings.seed * 1_000_003 + segment * 1_000)
-            model._last_obs = None  # a segment starts from fresh episodes
-            gather = _SegmentCallback(bar)
-            model.learn(
-                settings.segment,
-                callback=gather.callback,
-                reset_num_timesteps=False,
-                tb_log_name="ppo",
-                progress_bar=False,
-            )
+            gather = _learn_segment(model, venv, settings, state, bar)
             timesteps = int(model.num_timesteps)
-            snapshot = run.pool / f"snapshot_{timesteps:010d}.npz"
-            export_policy(model.policy, snapshot, _policy_meta(settings, run, timesteps))
-            evaluation = evaluate(snapshot, settings)
-            score = evaluation.score()
-            if state["best_snapshot"] is None or score >= state["best_snapshot"]:
-                state["best_snapshot"] = score
-                state["pool"] = [*state["pool"], str(snapshot)][-settings.pool_size :]
-            else:
-                snapshot.unlink()
-            if state["best_eval"] is None or score > state["best_eval"]:
-                state["best_eval"] = score
-                export_policy(model.policy, run.best, _policy_meta(settings, run, timesteps))
-            for bot in settings.eval_bots:
-                model.logger.record(f"eval/{bot}_revenue", evaluation.revenue[bot])
-                model.logger.record(f"eval/{bot}_wins", evaluation.wins[bot])
-            model.logger.record("eval/score", score)
-            model.logger.dump(timesteps)
+            evaluation, score = _judge(model, run, settings, state, timesteps)
             elapsed = time.perf_counter() - started
-            row: dict[str, Any] = {
-                "segment": segment + 1,
-                "timesteps": timesteps,
-                "episodes": len(gather.revenue),
-                "train_revenue": f"{np.mean(gather.revenue):.4f}" if gather.revenue else "",
-                "train_return": f"{np.mean(gather.returns):.4f}" if gather.returns else "",
-                "elapsed_s": f"{elapsed:.1f}",
-                "pool": len(state["pool"]),
-                "eval_score": f"{score:.4f}",
-            }
-            for bot in settings.eval_bots:
-                row[f"eval_{bot}_revenue"] = f"{evaluation.revenue[bot]:.4f}"
-                row[f"eval_{bot}_bot_revenue"] = f"{evaluation.bot_revenue[bot]:.4f}"
-                row[f"eval_{bot}_wins"] = f"{evaluation.wins[bot]:.4f}"
-            with open(run.progress, "a", newline="") as f:
-                csv.DictWriter(f, fieldnames=fields).writerow(row)
+            row = _progress_row(settings, segment + 1, timesteps, gather, len(state["pool"]), elapsed)
+            _append_progress(run, settings, row | _evaluation_cells(settings, evaluation, score))
             plot_curve(run.progress, run.curve, settings.eval_bots)
             model.save(run.model_at(timesteps))
             run.model_at(state["timesteps"]).unlink(missing_ok=True)  # the last one is enough
@@ -654,6 +560,162 @@ def train(
     finally:
         venv.close()
     return run
+
+
+def _require_rl_stack() -> None:
+    """Fail with the install command when the rl extra is missing, before any file is written."""
+    try:
+        for module in ("torch", "sb3_contrib", "stable_baselines3"):
+            importlib.import_module(module)
+    except ImportError as err:
+        raise TrainError(
+            f"train needs the rl extra ({err.name} is missing): pip install torch==2.13.0, then '.[rl]'"
+        ) from None
+
+
+def _resumed_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
+    """The checkpoint of a run to go on with, which must have been trained with ``settings``."""
+    if not run.checkpoint.exists():
+        raise TrainError(f"{run.root} has no checkpoint to resume from")
+    recorded = TrainSettings.from_json(json.loads(run.meta.read_text())["settings"])
+    if recorded != settings:
+        raise TrainError(f"{run.root} was trained with other settings; resume takes the recorded ones")
+    state: dict[str, Any] = json.loads(run.checkpoint.read_text())
+    return state
+
+
+def _started_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
+    """A new run in an empty (or new) directory: its ``meta.json``, and the state before its
+    first segment."""
+    if run.root.exists() and any(run.root.iterdir()):
+        raise TrainError(f"{run.root} is not empty: pick a new --out, or --resume it")
+    run.checkpoints.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "settings": settings.to_json(),
+        "command": _command(settings, run.root),
+        "rules_edition": RULES_EDITION,
+        "versions": _versions(),
+        "cpus": os.cpu_count(),
+    }
+    run.meta.write_text(json.dumps(meta, indent=2) + "\n")
+    return {"segment": 0, "timesteps": 0, "pool": [], "best_snapshot": None, "best_eval": None}
+
+
+def _model(
+    run: RunDir, settings: TrainSettings, state: dict[str, Any], venv: Any, say: Callable[[str], None]
+) -> Any:
+    """The model at the checkpoint's timesteps, or a new one (cloned from the warm-start bot,
+    when the settings name one, and saved so a resume need not clone again)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import set_random_seed
+
+    if run.model_at(state["timesteps"]).exists():
+        return MaskablePPO.load(run.model_at(state["timesteps"]), env=venv, device="cpu")
+    set_random_seed(settings.seed)
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=settings.n_steps,
+        batch_size=settings.batch_size,
+        n_epochs=settings.n_epochs,
+        learning_rate=settings.learning_rate,
+        gamma=settings.gamma,
+        gae_lambda=settings.gae_lambda,
+        clip_range=settings.clip_range,
+        ent_coef=settings.ent_coef,
+        policy_kwargs={"net_arch": {"pi": list(settings.net), "vf": list(settings.net)}},
+        tensorboard_log=str(run.tb),
+        seed=settings.seed,
+        device="cpu",
+        verbose=0,
+    )
+    if settings.warm_start:
+        figures = warm_start(model, settings, say)
+        meta = json.loads(run.meta.read_text())
+        meta["warm_start"] = figures
+        run.meta.write_text(json.dumps(meta, indent=2) + "\n")
+        model.save(run.model_at(0))
+        _write_json(run.checkpoint, state)
+    return model
+
+
+def _learn_segment(
+    model: Any, venv: Any, settings: TrainSettings, state: dict[str, Any], bar: Any
+) -> _SegmentCallback:
+    """One segment of PPO from freshly seeded envs and generators (the run's seed and the
+    segment number), against the pool as it stands; returns its finished episodes."""
+    from stable_baselines3.common.utils import set_random_seed
+
+    segment = state["segment"]
+    set_random_seed(settings.seed * 1_000_003 + segment)
+    venv.env_method("set_pool", state["pool"])
+    venv.seed(settings.seed * 1_000_003 + segment * 1_000)
+    model._last_obs = None  # a segment starts from fresh episodes
+    gather = _SegmentCallback(bar)
+    model.learn(
+        settings.segment,
+        callback=gather.callback,
+        reset_num_timesteps=False,
+        tb_log_name="ppo",
+        progress_bar=False,
+    )
+    return gather
+
+
+def _judge(
+    model: Any, run: RunDir, settings: TrainSettings, state: dict[str, Any], timesteps: int
+) -> tuple[Evaluation, float]:
+    """Evaluate the learner's snapshot; it joins the pool when it scores at least the best
+    snapshot so far, and becomes ``best.npz`` when it beats every evaluation so far. Logs the
+    evaluation to TensorBoard; returns it and its score."""
+    snapshot = run.pool / f"snapshot_{timesteps:010d}.npz"
+    export_policy(model.policy, snapshot, _policy_meta(settings, run, timesteps))
+    evaluation = evaluate(snapshot, settings)
+    score = evaluation.score()
+    if state["best_snapshot"] is None or score >= state["best_snapshot"]:
+        state["best_snapshot"] = score
+        state["pool"] = [*state["pool"], str(snapshot)][-settings.pool_size :]
+    else:
+        snapshot.unlink()
+    if state["best_eval"] is None or score > state["best_eval"]:
+        state["best_eval"] = score
+        export_policy(model.policy, run.best, _policy_meta(settings, run, timesteps))
+    for bot in settings.eval_bots:
+        model.logger.record(f"eval/{bot}_revenue", evaluation.revenue[bot])
+        model.logger.record(f"eval/{bot}_wins", evaluation.wins[bot])
+    model.logger.record("eval/score", score)
+    model.logger.dump(timesteps)
+    return evaluation, score
+
+
+def _progress_row(
+    settings: TrainSettings, segment: int, timesteps: int, gather: _SegmentCallback, pool: int, elapsed: float
+) -> dict[str, Any]:
+    """The training cells of segment ``segment``'s row in ``progress.csv``."""
+    return {
+        "segment": segment,
+        "timesteps": timesteps,
+        "episodes": len(gather.revenue),
+        "train_revenue": f"{np.mean(gather.revenue):.4f}" if gather.revenue else "",
+        "train_return": f"{np.mean(gather.returns):.4f}" if gather.returns else "",
+        "elapsed_s": f"{elapsed:.1f}",
+        "pool": pool,
+    }
+
+
+def _evaluation_cells(settings: TrainSettings, evaluation: Evaluation, score: float) -> dict[str, str]:
+    """The evaluation cells of a segment's row in ``progress.csv``."""
+    cells = {"eval_score": f"{score:.4f}"}
+    for bot in settings.eval_bots:
+        cells[f"eval_{bot}_revenue"] = f"{evaluation.revenue[bot]:.4f}"
+        cells[f"eval_{bot}_bot_revenue"] = f"{evaluation.bot_revenue[bot]:.4f}"
+        cells[f"eval_{bot}_wins"] = f"{evaluation.wins[bot]:.4f}"
+    return cells
+
+
+def _append_progress(run: RunDir, settings: TrainSettings, row: dict[str, Any]) -> None:
+    with open(run.progress, "a", newline="") as f:
+        csv.DictWriter(f, fieldnames=_progress_fields(settings)).writerow(row)
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

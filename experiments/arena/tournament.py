@@ -19,7 +19,7 @@ are pooled), over all its seats in all games:
   shared top counting as a win for each seat in it, as ``GameState.winners()`` says (D-end);
 - collisions (ledger entries R8.2.3, R8.2.4, R10.1) per seat played, time per decision;
 - an openskill Plackett-Luce rating from every game in (deal, seating) order, seats ranked by
-  revenue, equal revenue an equal rank (``experiments.stats.rate_games``). Sorted by mu - 3 sigma.
+  revenue, equal revenue an equal rank (``experiments.arena.stats.rate_games``). Sorted by mu - 3 sigma.
 
 Games run in a spawned process pool (the same on every platform), so a bot must be registered
 when ``agents`` is imported; ``--jobs 1`` plays in this process. Results are put back in
@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
-from experiments.ledger import LEDGER_KINDS, tally
-from experiments.parallel import run_all
-from experiments.stats import Rating, mean_ci, rate_games, wilson
+from experiments.arena.ledger import LEDGER_KINDS, tally
+from experiments.arena.parallel import run_all
+from experiments.arena.stats import Rating, mean_ci, rate_games, wilson
 from sm_env.core import GameConfig, Intent, SeatView, new_game
 
 CONFIDENCE = 0.95

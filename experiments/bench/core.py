@@ -2,8 +2,8 @@
 ``legal_intents()`` (listed afresh, and again from the decision's cache), ``clone()``,
 ``apply()`` (validated, and ``validate=False``) and ``view()``, over fixed seeds.
 
-    python -m experiments.bench_core --games 20 --offices 4
-    SM_ENV_PURE=1 python -m experiments.bench_core   # the pure-Python core, where it is compiled
+    python -m experiments.bench.core --games 20 --offices 4
+    SM_ENV_PURE=1 python -m experiments.bench.core   # the pure-Python core, where it is compiled
 
 Speed is measured here, never in timed tests (brief: "measure with a benchmark script").
 Each figure is the best of ``--repeats`` runs over the same games, so machine noise only
@@ -68,7 +68,9 @@ def _run(config: GameConfig, games: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.bench.core",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--offices", type=int, default=4)

@@ -3,7 +3,7 @@ with the parts of a step timed apart (the mask: the legal intents and, in v1, th
 rest of observe: the encoder; step: the rules and the env's bookkeeping), and PettingZoo's
 connect_four_v3 played the same way for scale when pygame is installed.
 
-    python -m experiments.bench_env --games 20 --offices 3
+    python -m experiments.bench.env --games 20 --offices 3
 
 Speed is measured here, never in timed tests.
 """
@@ -49,7 +49,9 @@ def play(env: Any, games: int) -> tuple[int, float, float, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.bench.env",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--offices", type=int, default=3)

@@ -1,6 +1,6 @@
 """How many Moves a busy station offers, and how fast they are listed and applied.
 
-    python -m experiments.bench_switching --stations 20 --placements 40
+    python -m experiments.bench.switching --stations 20 --placements 40
 
 Stations are grown with random legal card placements; trays with four cars and standing
 cars are put on random Operational Rail. Speed is measured here, never in timed tests.
@@ -13,13 +13,15 @@ import statistics
 import time
 from collections import Counter
 
-from experiments.stations import random_station
+from experiments.bench.stations import random_station
 from sm_env.core import GameState, MoveTray, render_station
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m experiments.bench.switching",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--stations", type=int, default=20)
     parser.add_argument("--placements", type=int, default=40)

@@ -1,0 +1,247 @@
+"""The arena's subcommands: ``tournament`` (bots rated against each other in every seat) and
+``balance`` (the rules measured per game-day over many games), and their tables."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.table import Table
+
+from agents import split_bot_list
+from experiments.arena import balance as bal
+from experiments.arena import tournament as tour
+from experiments.command import (
+    Command,
+    add_house_rule_option,
+    add_jobs_option,
+    house_rules_text,
+    known_bots,
+    output_console,
+)
+from sm_env.core import GameConfig, HouseRules
+
+
+def _announce(args: argparse.Namespace, text: str) -> None:
+    """A run's heading: on stdout, or on stderr beside ``--json`` (and not at all with
+    ``--quiet`` too), so the JSON stays alone on stdout."""
+    if not args.json or not args.quiet:
+        print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    """Whether to draw a progress bar: not when ``--quiet``, nor into a log."""
+    return not args.quiet and sys.stderr.isatty()
+
+
+# ---------------------------------------------------------------------------- tournament
+
+
+def _add_tournament_arguments(match: argparse.ArgumentParser) -> None:
+    match.add_argument(
+        "--bots",
+        required=True,
+        metavar="SPECS",
+        help=f"comma-separated bot specs, NAME or NAME:KEY=VALUE,KEY=VALUE (known: {known_bots()})",
+    )
+    match.add_argument(
+        "--offices", type=int, default=3, metavar="K", help="offices (seats), 1..6 (default 3)"
+    )
+    match.add_argument("--days", type=int, default=1, metavar="D", help="days to play (default 1)")
+    match.add_argument(
+        "--games",
+        type=int,
+        default=10,
+        metavar="N",
+        help="deals, each played under every seating (default 10)",
+    )
+    match.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="first game seed; deal i uses S + i (default 1)"
+    )
+    add_jobs_option(match)
+    match.add_argument(
+        "--csv", default="tournament.csv", metavar="FILE", help="one row per game (default tournament.csv)"
+    )
+    match.add_argument(
+        "--plot", metavar="FILE.png", help="ratings and revenue chart (default: the CSV's name, .png)"
+    )
+    add_house_rule_option(match)
+    match.add_argument("--json", action="store_true", help="print only a JSON summary")
+    match.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _run_tournament(args: argparse.Namespace) -> int:
+    config = GameConfig(
+        offices=args.offices, days=args.days, house_rules=HouseRules.from_names(args.house_rule)
+    )
+    match = tour.Tournament(tuple(split_bot_list(args.bots)), config, args.games, args.seed)
+    seatings = match.seatings()
+    total = match.deals * len(seatings)
+    csv_path = Path(args.csv)
+    plot_path = Path(args.plot) if args.plot else csv_path.with_suffix(".png")
+    if not plot_path.parent.is_dir():  # found out now, not after the games
+        raise tour.TournamentError(f"no folder {plot_path.parent} to write the plot {plot_path} in")
+    start = time.perf_counter()
+    with csv_path.open("w", newline="", encoding="utf-8") as out:
+        last_seed, lineups = match.seed + match.deals - 1, seatings[-1].lineup + 1
+        _announce(
+            args,
+            f"{total} games: {match.deals} deals (seeds {match.seed}..{last_seed}) under {len(seatings)} "
+            f"seatings ({lineups} line-up(s) × {config.offices} rotation(s)), {args.jobs} job(s)",
+        )
+        results = tour.play(match, args.jobs, progress=_progress(args))
+        tour.write_csv(out, match, seatings, results)
+    wall = time.perf_counter() - start
+    summaries = tour.summarize(match, seatings, results)
+    tour.plot(plot_path, summaries)
+    if args.json:
+        data = tour.summary_json(match, seatings, summaries)
+        data.update(csv=str(csv_path), plot=str(plot_path), wall_seconds=wall)
+        print(json.dumps(data, indent=2))
+        return 0
+    console = output_console(140)
+    console.print(_tournament_table(summaries))
+    console.print(f"{total} games in {wall:.1f} s; wrote {csv_path} and {plot_path}")
+    return 0
+
+
+def _tournament_table(summaries: Sequence[tour.BotSummary]) -> Table:
+    ci = f"{tour.CONFIDENCE:.0%} CI"
+    table = Table(title="Tournament, best rating first")
+    table.add_column("bot", no_wrap=True)
+    for name in ("games", "seats", f"revenue ({ci})", f"win rate ({ci})", "collisions/game", "µs/decision"):
+        table.add_column(name, justify="right")
+    for name in ("mu", "sigma", "mu-3sigma"):
+        table.add_column(name, justify="right")
+    for s in summaries:
+        mean, low, high = s.revenue
+        p, p_low, p_high = s.win_rate
+        table.add_row(
+            s.name,
+            str(s.games),
+            str(s.seat_games),
+            f"{mean:.2f} " + ("(one deal)" if math.isnan(low) else f"({low:.2f}..{high:.2f})"),
+            f"{p:.1%} ({p_low:.1%}..{p_high:.1%})",
+            f"{s.collisions_per_game:.3f}",
+            "-" if s.decision_us is None else f"{s.decision_us:.1f}",
+            f"{s.rating.mu:.2f}",
+            f"{s.rating.sigma:.2f}",
+            f"{s.rating.ordinal:.2f}",
+        )
+    return table
+
+
+TOURNAMENT = Command(
+    "tournament",
+    "play bots against each other in every seat and rate them",
+    _add_tournament_arguments,
+    _run_tournament,
+    errors=(tour.TournamentError,),
+)
+
+
+# ---------------------------------------------------------------------------- balance
+
+
+def _add_balance_arguments(balance: argparse.ArgumentParser) -> None:
+    balance.add_argument(
+        "--offices",
+        default="1,3,6",
+        metavar="K,K,...",
+        help="office counts to play, each 1..6 (default 1,3,6)",
+    )
+    balance.add_argument("--days", type=int, default=5, metavar="D", help="days per game (default 5)")
+    balance.add_argument(
+        "--games", type=int, default=30, metavar="N", help="games per office count (default 30)"
+    )
+    balance.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="first game seed; game g uses S + g (default 1)"
+    )
+    balance.add_argument(
+        "--bots",
+        default=",".join(bal.DEFAULT_BOTS),
+        metavar="SPECS",
+        help=f"bots cycled over the seats, rotated by game (default {','.join(bal.DEFAULT_BOTS)}; "
+        f"known: {known_bots()})",
+    )
+    add_jobs_option(balance)
+    add_house_rule_option(balance)
+    balance.add_argument("--json", action="store_true", help="print only a JSON document")
+    balance.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _run_balance(args: argparse.Namespace) -> int:
+    run = bal.Balance(
+        offices=bal.parse_offices(args.offices),
+        days=args.days,
+        games=args.games,
+        seed=args.seed,
+        bots=tuple(split_bot_list(args.bots)),
+        house_rules=HouseRules.from_names(args.house_rule),
+    )
+    total = len(run.offices) * run.games
+    _announce(
+        args,
+        f"{total} games: {run.games} per office count {','.join(map(str, run.offices))} "
+        f"(seeds {run.seed}..{run.seed + run.games - 1}), {run.days} day(s), bots {','.join(run.bots)} "
+        f"rotated over the seats, house rules: {house_rules_text(run.house_rules)}, {args.jobs} job(s)",
+    )
+    start = time.perf_counter()
+    records = bal.play(run, args.jobs, progress=_progress(args))
+    wall = time.perf_counter() - start
+    summaries = bal.summarize(run, records)
+    if args.json:
+        print(json.dumps(bal.document(run, summaries), indent=2))
+        return 0
+    console = output_console(160)
+    for summary in summaries:
+        console.print(_balance_table(run, summary))
+        d = summary.collision_decisions
+        console.print(
+            f"collisions led to by a seat's decision: {d['led']} of {d['of']} "
+            f"(switching {d['switching']}, clearance {d['clearance']}); "
+            f"averted by a RED FLAG: {d['red_flags']}"
+        )
+    console.print(
+        "all days: per game, the total of a count and the mean over the days of a day's-end level; "
+        "trip lengths by day of completion (docs/balance.md)"
+    )
+    console.print(f"{total} games in {wall:.1f} s")
+    return 0
+
+
+def _balance_table(run: bal.Balance, summary: bal.OfficeSummary) -> Table:
+    ci = f"{bal.CONFIDENCE:.0%}"
+    table = Table(
+        title=f"{summary.offices} office(s), {run.days} day(s), {run.games} game(s): "
+        f"mean per game ± {ci} half-width",
+    )
+    table.add_column("metric", no_wrap=True)
+    for day in range(run.days):
+        table.add_column(f"Day {day + 1}", justify="right", no_wrap=True)
+    table.add_column("all days", justify="right", no_wrap=True)
+    section = None
+    for metric in summary.metrics:
+        name = next((name for name, metrics in bal.SECTIONS if metric in metrics), section)
+        if section is not None and name != section:
+            table.add_section()
+        section = name
+        cells = [*summary.days[metric.key], summary.all_days[metric.key]]
+        table.add_row(metric.label, *(bal.format_cell(cell) for cell in cells))
+    return table
+
+
+BALANCE = Command(
+    "balance",
+    "measure the rules per game-day over many games of the bots",
+    _add_balance_arguments,
+    _run_balance,
+    errors=(bal.BalanceError,),
+)
+
+COMMANDS = (TOURNAMENT, BALANCE)

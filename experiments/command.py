@@ -1,0 +1,79 @@
+"""What a subcommand of ``station-master`` is, and the options and output helpers several share.
+
+Each job package (``play``, ``arena``, ``bench``, ``training``) declares its subcommands as
+``Command`` records in its ``commands`` module; ``experiments.cli`` only assembles them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console
+
+from agents import REGISTRY, BotSpecError
+from sm_env.core import ConfigError, HouseRules, ReplayError, SnapshotError
+
+# Bad input any command may meet: the CLI prints it as one line and exits with 2.
+USAGE_ERRORS: tuple[type[Exception], ...] = (ConfigError, ReplayError, SnapshotError, BotSpecError, OSError)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its name and one-line help, the options it adds to its parser, the
+    function that runs it on the parsed options (returning the exit code), and the errors of
+    its own that mean bad input."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    errors: tuple[type[Exception], ...] = ()
+
+
+def known_bots() -> str:
+    """The registered bot names, for the help of the options that take bot specs."""
+    return ", ".join(sorted(REGISTRY))
+
+
+def positive(text: str) -> int:
+    """An option's value that must be a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def add_jobs_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=positive,
+        default=os.cpu_count() or 1,
+        metavar="J",
+        help="worker processes (default: the CPU count)",
+    )
+
+
+def add_house_rule_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--house-rule",
+        action="append",
+        default=[],
+        choices=HouseRules.names(),
+        metavar="NAME",
+        help=f"switch on a house rule (repeatable): {', '.join(HouseRules.names())}",
+    )
+
+
+def house_rules_text(rules: HouseRules) -> str:
+    """The house rules switched on, for a run's heading: ``a, b`` or ``none``."""
+    return ", ".join(n for n in HouseRules.names() if getattr(rules, n)) or "none"
+
+
+def output_console(piped_width: int, soft_wrap: bool = False) -> Console:
+    """A console for a command's output: the terminal's width, or ``piped_width`` columns when
+    the output is piped (rich assumes 80 off a terminal, which squeezes the tables in logs)."""
+    return Console(highlight=False, soft_wrap=soft_wrap, width=None if sys.stdout.isatty() else piped_width)

@@ -1,0 +1,1 @@
+"""Training: MaskablePPO runs of ``station-master train``."""
