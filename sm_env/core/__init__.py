@@ -124,6 +124,7 @@ from sm_env.core.catalogue import (  # noqa: E402
 from sm_env.core.chance import ForcedRolls, force_rolls  # noqa: E402
 from sm_env.core.collisions import COLLISION_PENALTY  # noqa: E402
 from sm_env.core.config import MAX_OFFICES, MIN_OFFICES, RULES_EDITION, GameConfig, HouseRules, Mode  # noqa: E402
+from sm_env.core.editing import PositionError, edit  # noqa: E402  # the one way to edit a position by hand
 from sm_env.core.engine import load_snapshot, new_game  # noqa: E402
 from sm_env.core.errors import (  # noqa: E402
     CatalogueError,
@@ -188,6 +189,7 @@ from sm_env.core.intents import (  # noqa: E402
     intent_from_json,
     intent_to_json,
 )
+from sm_env.core.invariants import check_conservation, check_invariants  # noqa: E402
 from sm_env.core.local_ops import MOVES_AT_NIGHT, MOVES_PER_SWITCH, NIGHT_STAGES  # noqa: E402
 from sm_env.core.mainline import eta, makeup_problem, regions, start_line  # noqa: E402
 from sm_env.core.phases import Phase  # noqa: E402
@@ -309,6 +311,7 @@ __all__ = [
     "PlaceCard",
     "PlaceModifier",
     "PlayCard",
+    "PositionError",
     "REEFER",
     "REPLAY_FORMAT",
     "ROW_LIMIT",
@@ -342,9 +345,12 @@ __all__ = [
     "car_type",
     "card_name",
     "cell_ends",
+    "check_conservation",
+    "check_invariants",
     "compiled_modules",
     "consist_label",
     "describe",
+    "edit",
     "end_direction",
     "eta",
     "event_text",
