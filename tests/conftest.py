@@ -5,9 +5,9 @@ edit a state by hand (``set_office``, ``place_facility``, ...) are edits of the 
 editing API (``sm_env.core.edit``): each keeps every card and car in exactly one place, which
 the edit checks on the way out (``check_conservation``), rolling back an edit that does not; a
 test that wants a situation the first issue cannot reach by play (a full box, a car on a
-MEN|AT|WORK slot, a Crew Tray in a station) builds it with them. Tests build scenarios only through these
-builders (``stand_cars``, ``set_consist``, ``fill_boxes``, ``build_station``, ...), never by
-writing the state's fields, so they do not depend on its inner layout.
+MEN|AT|WORK slot, a Crew Tray in a station) builds it with them. Tests build scenarios only
+through these builders (``stand_cars``, ``set_consist``, ``fill_boxes``, ``build_station``,
+...), never by writing the state's fields, so they do not depend on its inner layout.
 """
 
 from __future__ import annotations
@@ -44,10 +44,7 @@ from sm_env.core.trains import free_tray, spec_of
 CAT: Catalogue = load_catalogue()
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()
 EMPTY: int = state_module.EMPTY
-HAND_LIMIT = 3  # R6.2.4
-STAGES_PER_DAY = 12
 OFFICE_CELL = (0, 0)
-LOCAL_OPS_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY})
 
 
 def cid(card_id: str) -> int:

@@ -22,7 +22,7 @@ from sm_env.core.config import GameConfig
 from sm_env.core.errors import ConfigError, SnapshotError
 from sm_env.core.grid import COL_LIMIT, MAX_STANDING_CARS, ROW_LIMIT
 from sm_env.core.intents import Cell
-from sm_env.core.invariants import TRAIN_PHASES, check_invariants
+from sm_env.core.invariants import check_invariants
 from sm_env.core.local_ops import MOVES_PER_SWITCH
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray
@@ -443,4 +443,4 @@ class _Reader:
         return self.cat.cards[card].kind
 
 
-__all__ = ["DERIVED_SLOTS", "SNAPSHOT_KEYS", "TRAIN_PHASES", "from_snapshot"]
+__all__ = ["DERIVED_SLOTS", "SNAPSHOT_KEYS", "from_snapshot"]
