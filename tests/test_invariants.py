@@ -19,10 +19,11 @@ from conftest import (
     of_kind,
     put_train_at_dp,
     schedule_by_hand,
+    set_office,
 )
 
 from sm_env.core import Pass, check_conservation, check_invariants
-from sm_env.core.cars import ENGINE, FLIPPED, N_CAR_CODES, car_code
+from sm_env.core.cars import COACH, ENGINE, FLIPPED, N_CAR_CODES, car_code
 from sm_env.core.catalogue import CardKind, FacilitySpec
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Tray
@@ -217,6 +218,46 @@ def facility_without_boxes(state: GameState) -> None:
     state.stations[office].modifiers = {
         c: s for c, s in state.stations[office].modifiers.items() if s != cell
     }
+
+
+def standing(state: GameState) -> tuple[int, tuple[int, int]]:
+    return next((office, cell) for office, st in enumerate(state.stations) for cell in st.cars)
+
+
+def unsplit(state: GameState, office: int, cell: tuple[int, int]) -> None:
+    """A train sharing the cell with the cars has none west of it: they are gone."""
+    for t in state.trays:
+        if t.office == office and t.cell == cell:
+            t.split = 0
+
+
+def cars_off_the_grid(state: GameState) -> None:
+    office, cell = standing(state)
+    station = state.stations[office]
+    off = next((2, c) for c in range(-5, 6) if (2, c) not in station.grid)
+    station.cars[off] = station.cars.pop(cell)
+    unsplit(state, office, cell)
+
+
+def no_cars_listed(state: GameState) -> None:
+    office, cell = standing(state)
+    for code in state.stations[office].cars[cell]:
+        state.division[code & ~FLIPPED] += 1
+        state.division_total += 1
+    state.stations[office].cars[cell] = ()
+    unsplit(state, office, cell)
+
+
+def used_modifier_elsewhere(state: GameState) -> None:
+    state.stations[0].modifiers_used.add(OFFICE_CELL)
+
+
+LOADED_COACH, EMPTY_COACH = car_code(COACH, True), car_code(COACH, False)
+
+
+def office_boxes(**cars: list[int]) -> Break:
+    """Seat 0's office a Station (green and red boxes of two cars each), holding ``cars``."""
+    return lambda state: set_office(state, 0, "station", **cars)
 
 
 def a_modifier_cell(state: GameState) -> tuple[int, tuple[int, int]]:
@@ -555,6 +596,30 @@ CASES = [
         wrong_load("inbound"),
         r"^stations\[\d\]\.boxes \[.*\]: .* in the red box, which takes no such car",
     ),
+    ("rich", cars_off_the_grid, r"^stations\[\d\]\.cars \[2, -?\d\]: cars stand on no card \(D-grid\.8\)$"),
+    ("rich", no_cars_listed, r"^stations\[\d\]\.cars \[.*\]: no cars listed"),
+    (
+        "rich",
+        used_modifier_elsewhere,
+        r"^stations\[0\]\.modifiers_used: \[0, 0\] is not a cell with a Modifier card",
+    ),
+    ("rich", setter("line.direction", 2), r"^trays\[\d\]: a train runs east \(1\) or west \(-1\), not 2$"),
+    ("rich", setter("line.region", -1), r"^trays\[\d\]: Mainline \d has regions 0\.\.\d, not -1$"),
+    (
+        "new_train",
+        lambda s: s.trays.__setitem__(s.building, Tray()),
+        r"^building: trays\[\d\] is free: no train",
+    ),
+    (
+        "fresh",
+        office_boxes(outbound=[LOADED_COACH] * 3),
+        r"more cars in the green box than it holds \(R9\.1\.3\)$",
+    ),
+    (
+        "fresh",
+        office_boxes(inbound=[EMPTY_COACH] * 3),
+        r"more cars in the red box than it holds \(R9\.1\.3\)$",
+    ),
 ]
 
 
@@ -583,6 +648,15 @@ def test_a_finished_game_offering_a_choice_is_reported() -> None:
     state.legal_cache = [Pass(0)]
     assert check_invariants(state, choices=True) == [
         "phase: the game is over, yet a seat decides or has a choice (D-end.3)"
+    ]
+
+
+def test_the_seat_to_decide_is_the_one_the_phase_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """R5.0.1: ``current_player()`` agrees with the turn, or ``actor``."""
+    state = position("clearance").clone()
+    monkeypatch.setattr(GameState, "current_player", lambda self: (self.actor + 1) % self.n)
+    assert check_invariants(state, choices=True) == [
+        f"phase: seat {(state.actor + 1) % state.n} decides, not seat {state.actor} (R5.0.1)"
     ]
 
 

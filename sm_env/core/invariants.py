@@ -235,8 +235,8 @@ def _check_trays(state: GameState) -> Problems:
         yield from _check_train_place(state, i, on_line)
         if tray.consist.count(ENGINE) != 1:
             yield f"{path}: a train has exactly one engine (-1) in its consist, got {list(tray.consist)}"
-        if tray.direction == 0:
-            yield f"{path}: a train runs east (1) or west (-1), not 0"
+        if tray.direction not in (1, -1):
+            yield f"{path}: a train runs east (1) or west (-1), not {tray.direction}"
         if len(tray.consist) - 1 > MAX_TRAY_CARS:
             cars = len(tray.consist) - 1
             yield f"{path}: {cars} cars with the engine, more than {MAX_TRAY_CARS} (RA.4.5)"
@@ -288,7 +288,7 @@ def _check_train_place(state: GameState, index: int, on_line: dict[tuple[int, in
         yield f"{path}: a train outside the stations has no cell (null) and split 0"
     if tray.line != EMPTY:
         regions = state.catalogue.cards[state.mainline[tray.line]].regions
-        if tray.region >= regions:
+        if not 0 <= tray.region < regions:
             yield f"{path}: Mainline {tray.line} has regions 0..{regions - 1}, not {tray.region}"
         other = on_line.get((tray.line, tray.region))
         if other is not None:
@@ -365,8 +365,6 @@ def _check_red_flag(state: GameState) -> Problems:
         yield f"hands[{collision.seat}]: the seat deciding on a RED FLAG holds none (D-redflag.1)"
     if collision.mover != state.mainline_queue[0]:
         yield f"collision: the moving train is trays[{state.mainline_queue[0]}], first in the queue"
-    if state.trays[collision.mover].train == EMPTY:
-        yield f"collision: the moving trays[{collision.mover}] is free"
     if collision.struck != EMPTY:
         if state.trays[collision.struck].train == EMPTY:
             yield f"collision: the struck trays[{collision.struck}] is free"
@@ -429,7 +427,7 @@ def _check_stations(state: GameState) -> Problems:
     """R4.1: the office on (0, 0) between two Limits on an unbroken Running Track (the Limits
     may have moved outward, D-grid.7); Modifiers serve facilities (R9.0.3); boxes only on
     facilities, within capacity (R9.1.3), holding loads the facility ships (green) and cars it
-    takes (red) (R2.5.4)."""
+    takes (red) (R2.5.4); cars stand on cards (D-grid.8)."""
     cards = state.catalogue.cards
     for office, station in enumerate(state.stations):
         path = f"stations[{office}]"
@@ -481,6 +479,13 @@ def _check_stations(state: GameState) -> Problems:
         )
         if without:
             yield f"{path}.boxes: the facility at {list(without[0])} has no boxes"
+        for cell, cars in sorted(station.cars.items()):
+            if cell not in station.grid:
+                yield f"{path}.cars {list(cell)}: cars stand on no card (D-grid.8)"
+            if not cars:
+                yield f"{path}.cars {list(cell)}: no cars listed (a cell without cars is left out)"
+        for cell in sorted(station.modifiers_used - station.modifiers.keys()):
+            yield f"{path}.modifiers_used: {list(cell)} is not a cell with a Modifier card (R9.0.3)"
 
 
 # ---------------------------------------------------------------------------- the engine's choices
