@@ -1,12 +1,13 @@
 """Shared helpers for the rules-core tests.
 
 Tests import the helpers directly (``from conftest import new_state, ...``). The helpers that
-edit a state by hand (``move_card``, ``set_office``, ``place_facility``, ...) keep every card and
-car in exactly one place, so ``assert_invariants`` still holds afterwards; a test that wants a
-situation the first issue cannot reach by play (a full box, a car on a MEN|AT|WORK slot, a
-Crew Tray in a station) builds it with them. Tests build scenarios only through these
-builders (``stand_cars``, ``set_consist``, ``fill_boxes``, ``build_station``, ...), never by
-writing the state's fields, so they do not depend on its inner layout.
+edit a state by hand (``set_office``, ``place_facility``, ...) are edits of the core's one
+editing API (``sm_env.core.edit``): each keeps every card and car in exactly one place, which
+the edit checks on the way out (``check_conservation``), rolling back an edit that does not; a
+test that wants a situation the first issue cannot reach by play (a full box, a car on a
+MEN|AT|WORK slot, a Crew Tray in a station) builds it with them. Tests build scenarios only
+through these builders (``stand_cars``, ``set_consist``, ``fill_boxes``, ``build_station``,
+...), never by writing the state's fields, so they do not depend on its inner layout.
 """
 
 from __future__ import annotations
@@ -25,13 +26,15 @@ import pytest
 from agents import RandomAgent, seat_seed
 from sm_env.core import grid
 from sm_env.core import state as state_module
-from sm_env.core.cars import ENGINE, N_CAR_CODES, car_type, is_flipped, unflipped
+from sm_env.core.cars import ENGINE, N_CAR_CODES, car_type, unflipped
 from sm_env.core.catalogue import CardKind, Catalogue, Deck, load_catalogue
 from sm_env.core.config import GameConfig, HouseRules, Mode
+from sm_env.core.editing import Checker, edit
 from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Cell, DrawHomeOffice, Intent, Pass
-from sm_env.core.phases import SEAT_TURN_PHASES, Phase
+from sm_env.core.invariants import check_conservation, check_invariants
+from sm_env.core.phases import Phase
 from sm_env.core.pieces import Boxes, Station, Tray
 from sm_env.core.queries import spec_of
 from sm_env.core.revenue import earn
@@ -42,10 +45,7 @@ from sm_env.core.trains import free_tray
 CAT: Catalogue = load_catalogue()
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()
 EMPTY: int = state_module.EMPTY
-HAND_LIMIT = 3  # R6.2.4
-STAGES_PER_DAY = 12
 OFFICE_CELL = (0, 0)
-LOCAL_OPS_PHASES = frozenset({Phase.LOCAL_OPS, Phase.SWITCHING, Phase.CARD_PLAY})
 
 
 def cid(card_id: str) -> int:
@@ -62,18 +62,26 @@ def of_kind(kind: CardKind) -> tuple[int, ...]:
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def scenario_edit(helper: _F) -> _F:
-    """A helper that builds a situation by hand. The state's legal intents are listed once per
-    decision and kept (``legal_cache``); an edit by hand changes the decision, so the edit
-    drops them and the next ``legal_intents()`` lists them afresh."""
+def edited_by_hand(check: Checker | None = check_conservation) -> Callable[[_F], _F]:
+    """A helper that builds a situation by hand, as one ``edit`` of its state: the edit drops
+    the state's listed legal intents, checks the position with ``check`` on the way out and
+    rolls back one that fails. A helper called by another is part of the caller's edit. The
+    default check is conservation alone: tests build stations outside the rules' layouts."""
 
-    @functools.wraps(helper)
-    def edit(state: GameState, *args: Any, **kwargs: Any) -> Any:
-        result = helper(state, *args, **kwargs)
-        state.legal_cache = None
-        return result
+    def decorate(helper: _F) -> _F:
+        @functools.wraps(helper)
+        def edited(state: GameState, *args: Any, **kwargs: Any) -> Any:
+            with edit(state, check):
+                return helper(state, *args, **kwargs)
 
-    return cast(_F, edit)
+        return cast(_F, edited)
+
+    return decorate
+
+
+scenario_edit = edited_by_hand()
+# Taking a card or cars out to put them elsewhere: only the caller's edit keeps them conserved.
+part_of_an_edit = edited_by_hand(None)
 
 
 # --------------------------------------------------------------------------- games
@@ -213,154 +221,32 @@ def expected_card_counts(cat: Catalogue = CAT) -> Counter[int]:
     return Counter({card.index: card.count for card in cat.cards if card.count})
 
 
-def hand_bound(state: GameState, seat: int) -> int:
-    """Most cards ``seat`` may hold now (R6.2.4, D-play.2, RB.4)."""
-    toolbox = state.config.house_rules.emergency_toolbox and state.stages_played == 0
-    start = HAND_LIMIT + 1 if toolbox else HAND_LIMIT
-    if state.is_terminal() or state.phase not in LOCAL_OPS_PHASES:
-        return HAND_LIMIT  # every seat has had its Local Operations turn
-    position = (seat - state.fedora) % state.n
-    if position < state.turn:
-        return HAND_LIMIT
-    if position == state.turn and state.phase is Phase.CARD_PLAY:
-        return start + 1
-    return start
-
-
 def assert_conserved(state: GameState) -> None:
     """Every car (C-stock.1) and every card in exactly one place, the yards' bookkeeping
     consistent: the part of ``assert_invariants`` that any hand-built situation keeps."""
-    cat = state.catalogue
-    assert car_counts(state) == list(cat.car_supply())
-    assert all(count >= 0 for count in state.division + state.classification)
-    assert state.division_total == sum(state.division)
-    assert card_counts(state) == expected_card_counts(cat)
+    problems = check_conservation(state)
+    assert not problems, "\n".join(problems)
 
 
 def assert_invariants(state: GameState) -> None:
-    """Everything that must hold between any two decisions."""
-    n = state.n
-    cat = state.catalogue
-    # C-stock.1: every car and every card in exactly one place; yard bookkeeping consistent.
-    assert_conserved(state)
-    # R9.3.4: only cars in trains and on station cards may be flipped.
-    assert not any(is_flipped(code) for st in state.stations for b in st.boxes.values() for code in b.cars())
-    # R2.4.7: a seat's revenue is the sum of its ledger entries.
-    ledger = [0] * state.n
-    for entry in state.ledger:
-        ledger[entry.seat] += entry.amount
-    assert ledger == list(state.revenue())
-    # Hands: sorted (order carries no meaning) and within the limit (R6.2.4, D-play.2, RB.4).
-    for seat, hand in enumerate(state.hands):
-        assert hand == sorted(hand)
-        assert len(hand) <= hand_bound(state, seat), (seat, hand, state.phase, state.turn)
-        if (
-            state.config.house_rules.emergency_toolbox
-            and state.stages_played == 0
-            and state.phase in LOCAL_OPS_PHASES
-            and (seat - state.fedora) % n > state.turn
-        ):
-            assert len(hand) == HAND_LIMIT + 1  # RB.4: untouched until the seat's first turn
-    # Seats and offices (D-seat.1, RB.3).
-    assert sorted(state.office_of_seat) == list(range(n))
-    for seat, office in enumerate(state.office_of_seat):
-        assert state.seat_of_office[office] == seat
-    assert 0 <= state.fedora < n
-    # C-trays.1; a tray in use is one train in one place, with one engine and at most four
-    # cars (RA.4.5); a free tray is empty.
-    assert len(state.trays) == n + 3
-    regions = set()
-    for index, tray in enumerate(state.trays):
-        if tray.train == EMPTY:
-            assert tray.snapshot() == Tray().snapshot()
-            continue
-        spec = cat.cards[tray.train].train
-        assert spec is not None
-        places = [tray.at_dp, tray.line != EMPTY, tray.office != EMPTY]
-        if state.phase is Phase.EXTRA_SIDE and index == state.building:
-            assert places == [False, False, False] and tray.consist == ()
-            continue
-        assert places.count(True) == 1, places
-        assert tray.direction in (1, -1)
-        assert tray.consist.count(ENGINE) == 1
-        assert len(tray.consist) - 1 <= 4
-        if spec.extra:
-            assert tray.train not in state.timetable
-        else:
-            assert tray.train in state.timetable  # it may be held too: its next section (D-run.3)
-            assert tray.direction == (1 if spec.number % 2 == 0 else -1)
-        if tray.office != EMPTY:
-            assert tray.cell in state.stations[tray.office].grid
-        if tray.line != EMPTY:
-            assert 0 <= tray.region < cat.cards[state.mainline[tray.line]].regions
-            assert (tray.line, tray.region) not in regions  # D-mainline.3
-            regions.add((tray.line, tray.region))
-            assert tray.cleared_by != EMPTY
-    extras = [t.train for t in state.trays if t.train != EMPTY and spec_of(cat, t.train).extra]
-    assert len(extras) == len(set(extras))  # D-run.3: an Extra runs on one tray; a timetabled
-    assert len(state.held) == len(set(state.held))  # train may run in sections, held once
-    assert all(card in state.timetable for card in state.held)
-    assert state.held == sorted(state.held, key=lambda card: cat.cards[card].train.number)
-    # The clock.
-    if state.is_terminal():
-        assert state.current_player() == -1
-        assert state.legal_intents() == []
-        assert state.stages_played <= STAGES_PER_DAY * state.config.days
-    else:
-        assert 0 <= state.stage < STAGES_PER_DAY
-        # Local Operations turns run 0..n-1; the later phases of the Stage come at turn n.
-        assert state.turn == n if state.phase not in SEAT_TURN_PHASES else 0 <= state.turn < n
-        assert state.stages_played == state.day * STAGES_PER_DAY + state.stage
-        if state.phase in SEAT_TURN_PHASES:
-            assert state.current_player() == (state.fedora + state.turn) % n
-        else:
-            assert state.current_player() == state.actor
-        assert state.legal_intents(), "a deciding seat always has a choice"
-    # Stations: the office at (0,0) between two Limits on the Running Track (R4.1; the Limits
-    # may have moved outward, D-grid.7); boxes within capacity (R9.1.3, Modifiers R9.0.3).
-    for station in state.stations:
-        assert cat.cards[station.grid[OFFICE_CELL][0]].kind is CardKind.OFFICE
-        limits = sorted(c for (r, c), (card, _) in station.grid.items() if r == 0 and card == cid("limits"))
-        assert len(limits) == 2 and limits[0] < 0 < limits[1]
-        assert {c for (r, c) in station.grid if r == 0} == set(range(limits[0], limits[1] + 1))
-        for modifier_cell, served in station.modifiers.items():
-            assert cat.cards[station.grid[modifier_cell][0]].kind is CardKind.MODIFIER
-            assert served in station.boxes
-        for cell, boxes in station.boxes.items():
-            facility = cat.cards[station.grid[cell][0]].facility
-            assert facility is not None
-            bonus = 0
-            for modifier_cell, served in station.modifiers.items():
-                if served == cell:
-                    modifier = cat.cards[station.grid[modifier_cell][0]].modifier
-                    assert modifier is not None
-                    bonus += modifier.capacity
-            if facility.shared_capacity is not None:
-                assert len(boxes.outbound) + len(boxes.inbound) <= facility.shared_capacity + bonus
-            else:
-                assert len(boxes.outbound) <= facility.outbound_capacity + bonus * bool(facility.outbound)
-                assert len(boxes.inbound) <= facility.inbound_capacity + bonus * bool(facility.inbound)
-            assert all(car_type(code) in facility.outbound and code & 1 for code in boxes.outbound)
-            assert all(car_type(code) in facility.inbound for code in boxes.inbound)
-    # The timetable holds timetabled trains only, each card once.
-    on_chart = [card for card in state.timetable if card != EMPTY]
-    assert len(on_chart) == len(set(on_chart))
-    assert all(cat.cards[card].kind is CardKind.TRAIN for card in on_chart)
-    assert all(cat.cards[card].kind is CardKind.EXTRA_TRAIN for card, _ in state.pending_extras)
+    """Everything that must hold between any two decisions (``check_invariants``), the legal
+    intents too: a deciding seat has a choice."""
+    problems = check_invariants(state, choices=True)
+    assert not problems, "\n".join(problems)
 
 
 def hide_differently(state: GameState, seat: int, rng: Rng) -> GameState:
     """The same game but for what ``seat`` cannot see (D-view.1): the other hands and the Home
     Office dealt again from the same cards, and another random stream."""
     other = state.clone()
-    pool = [card for s, hand in enumerate(other.hands) if s != seat for card in hand] + other.home_office
-    rng.shuffle(pool)
-    for s, hand in enumerate(other.hands):
-        if s != seat:
-            other.hands[s] = sorted(pool.pop() for _ in hand)
-    other.home_office = pool
-    other.rng = Rng(rng.next_u32())
-    other.legal_cache = None
+    with edit(other):
+        pool = [card for s, hand in enumerate(other.hands) if s != seat for card in hand] + other.home_office
+        rng.shuffle(pool)
+        for s, hand in enumerate(other.hands):
+            if s != seat:
+                other.hands[s] = sorted(pool.pop() for _ in hand)
+        other.home_office = pool
+        other.rng = Rng(rng.next_u32())
     return other
 
 
@@ -394,7 +280,7 @@ def expect_illegal(state: GameState, intent: Any, rule_id: str, match: str | Non
 # --------------------------------------------------------------------------- hand edits
 
 
-@scenario_edit
+@part_of_an_edit
 def move_card(state: GameState, card: int, *, from_set_aside: bool = False) -> None:
     """Remove one copy of ``card`` from a deck, a Department, the Salvage Yard or a hand
     (or the set-aside cards), so the caller can put it somewhere else."""
@@ -475,7 +361,7 @@ def occupy_slots(state: GameState, slots: Iterable[int], exclude: Iterable[int] 
 # --------------------------------------------------------------------------- cars and facilities
 
 
-@scenario_edit
+@part_of_an_edit
 def take_cars(state: GameState, codes: Iterable[int]) -> list[int]:
     """Take cars out of the Division Yard by hand (no C-yards.2 refill)."""
     taken = list(codes)

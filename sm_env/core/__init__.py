@@ -135,6 +135,7 @@ from sm_env.core.catalogue import (
 from sm_env.core.chance import ForcedRolls, force_rolls
 from sm_env.core.collisions import COLLISION_PENALTY
 from sm_env.core.config import MAX_OFFICES, MIN_OFFICES, RULES_EDITION, GameConfig, HouseRules, Mode
+from sm_env.core.editing import PositionError, edit  # the one way to edit a position by hand
 from sm_env.core.engine import load_snapshot, new_game
 from sm_env.core.errors import (
     CatalogueError,
@@ -195,6 +196,7 @@ from sm_env.core.intents import (
     intent_from_json,
     intent_to_json,
 )
+from sm_env.core.invariants import check_conservation, check_invariants
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray
 from sm_env.core.queries import (  # board queries that rules and bots share
@@ -335,6 +337,7 @@ __all__ = [
     "PlaceCard",
     "PlaceModifier",
     "PlayCard",
+    "PositionError",
     "REEFER",
     "REPLAY_FORMAT",
     "ROW_LIMIT",
@@ -369,9 +372,12 @@ __all__ = [
     "car_type",
     "card_name",
     "cell_ends",
+    "check_conservation",
+    "check_invariants",
     "compiled_modules",
     "consist_label",
     "describe",
+    "edit",
     "eta",
     "event_text",
     "facility_spec",

@@ -4,9 +4,10 @@ decision, into another position the same rules allow, for a curriculum (docs/sig
 A scenario is a function ``(state, seat) -> None``. It only moves cards and pieces the way the
 rules themselves would (an office card played over the Whistle Post, track and facility cards
 laid at cells the placement rules accept, train cards put on the timetable by R7.2's slot
-mechanics), so every card is still in exactly one place and ``engine.load_snapshot`` accepts
-the result. It draws nothing from the random stream: the same seed, config, scenarios and seat
-give the same state, bit for bit. ``apply_scenarios`` applies several in order.
+mechanics), so every card is still in exactly one place and the result keeps every invariant
+(``apply_scenarios`` applies them as one position edit, which checks it). It draws nothing
+from the random stream: the same seed, config, scenarios and seat give the same state, bit for
+bit. ``apply_scenarios`` applies several in order.
 
 Cards come from where they lie: the top-most copy in the Home Office deck, else a copy in a
 hand (the seat's own first), which then takes the top card of the Home Office in its place,
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from sm_env.core.card_play import _bring_in_sister, _upgrade_office, play_problem, schedule
 from sm_env.core.catalogue import CardKind
 from sm_env.core.chance import ForcedRolls
+from sm_env.core.editing import edit
 from sm_env.core.errors import ConfigError
 from sm_env.core.grid import (
     END_OFFSET,
@@ -243,9 +245,12 @@ def scenario_names(value: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def apply_scenarios(state: GameState, names: str | Iterable[str] | None, seat: int) -> None:
-    """Apply the named scenarios, in order, to ``seat`` of a game before its first decision."""
+    """Apply the named scenarios, in order, to ``seat`` of a game before its first decision,
+    as one position edit (``sm_env.core.editing.edit``)."""
     if not 0 <= seat < state.n:
         raise ConfigError(f"scenario: seat {seat} is not a seat of this game (0..{state.n - 1})")
-    for name in scenario_names(names):
-        REGISTRY[name][0](state, seat)
-    state.legal_cache = None  # the position changed: its choices are listed afresh
+    # One edit: the choices are listed afresh, the position checked; a failing scenario
+    # (a ConfigError) or a broken position (PositionError) leaves the state as it was.
+    with edit(state):
+        for name in scenario_names(names):
+            REGISTRY[name][0](state, seat)

@@ -2,11 +2,12 @@
 
 ``from_snapshot(data, config, rules)`` (``engine.load_snapshot(data, config)`` passes the
 engine) gives a new state whose hash and continuation equal those of the state the snapshot
-was taken from. The data is checked while it is read (keys, types,
-lengths, ranges), then the rebuilt state as a whole: every card and car in exactly one place,
-each seat's revenue equal to its ledger, each Crew Tray free or in one place, the phase
-agreeing with who decides. Anything wrong raises ``SnapshotError`` naming the place in the
-data and what was expected, e.g. ``snapshot: hands[1][2]: 999 is not a card index (0..43)``.
+was taken from. The data is checked while it is read (keys, types, lengths, ranges), then the
+rebuilt state as a whole by ``sm_env.core.invariants.check_invariants`` (every card and car in
+exactly one place, each seat's revenue equal to its ledger, each Crew Tray free or in one
+place, the phase agreeing with who decides, ...). Anything wrong raises ``SnapshotError``
+naming the place in the data and what was expected, e.g.
+``snapshot: hands[1][2]: 999 is not a card index (0..43)``.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import Any, NoReturn
 
-from sm_env.core.cars import ENGINE, FLIPPED, N_CAR_CODES, car_name, unflipped
+from sm_env.core import layout
+from sm_env.core.cars import FLIPPED, N_CAR_CODES
 from sm_env.core.catalogue import CardKind, Catalogue, load_catalogue
 from sm_env.core.config import GameConfig
 from sm_env.core.errors import ConfigError, SnapshotError
 from sm_env.core.grid import COL_LIMIT, MAX_STANDING_CARS, ROW_LIMIT
 from sm_env.core.intents import Cell
-from sm_env.core.phases import SEAT_TURN_PHASES, Phase
+from sm_env.core.invariants import check_invariants
+from sm_env.core.phases import Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station, Tray
 from sm_env.core.queries import MOVES_PER_SWITCH
 from sm_env.core.rng import Rng
@@ -34,36 +37,11 @@ from sm_env.core.state import (
     Rules,
 )
 
-# The keys GameState.snapshot() writes, each required.
-SNAPSHOT_KEYS = (
-    "rng", "day", "stage", "stages_played", "phase", "turn", "fedora", "office_of_seat",
-    "mainline", "hands", "home_office", "departments", "salvage", "set_aside", "stations",
-    "timetable", "pending_extras", "trays", "division", "classification", "revenue",
-    "moves_left", "held", "actor", "building", "mainline_queue", "workers_used", "ledger",
-    "collision",
-)  # fmt: skip
+# The keys GameState.snapshot() writes, each required, and the slots it does not hold, which
+# from_snapshot derives: both from the state's declared layout (sm_env.core.layout).
+SNAPSHOT_KEYS = layout.SNAPSHOT_KEYS
+DERIVED_SLOTS = layout.DERIVED
 
-# GameState slots the snapshot does not hold: from_snapshot derives them. Every other slot is
-# read from the data; tests/test_snapshot.py checks that none is left unset.
-DERIVED_SLOTS = frozenset(
-    {
-        "config",
-        "catalogue",
-        "rules",
-        "n",
-        "seat_of_office",
-        "division_total",
-        "red_flag_card",
-        "events",
-        "legal_cache",
-    }
-)
-
-# The phases outside SEAT_TURN_PHASES in which GameState.actor decides.
-TRAIN_PHASES = frozenset(
-    {Phase.NEW_TRAIN, Phase.EXTRA_SIDE, Phase.EXTRA_CONSIST, Phase.CLEARANCE, Phase.RED_FLAG}
-)
-_BUILD_PHASES = frozenset({Phase.NEW_TRAIN, Phase.EXTRA_SIDE, Phase.EXTRA_CONSIST})
 _PHASES = {phase.value: phase for phase in Phase}
 _GRID_KINDS = (CardKind.LIMITS, CardKind.TRACK, CardKind.FACILITY, CardKind.MODIFIER)
 _TRAIN_KINDS = (CardKind.TRAIN, CardKind.EXTRA_TRAIN)
@@ -74,7 +52,6 @@ _TRAY_FIELDS = (
 )  # fmt: skip
 _COLLISION_FIELDS = ("mover", "struck", "office", "cell", "seat", "rule", "where")
 _LEDGER_FIELDS = ("day", "stage", "seat", "amount", "rule", "text")
-_FREE_TRAY = Tray().snapshot()
 
 
 def from_snapshot(
@@ -91,7 +68,7 @@ def from_snapshot(
     read = _Reader(config, cat)
     n = config.offices
 
-    # The one place that knows GameState's layout: every slot, read or derived.
+    # Every slot, read or derived (tests/test_state_layout.py checks that none is left unset).
     state = GameState()
     state.config = config
     state.catalogue = cat
@@ -151,13 +128,9 @@ def from_snapshot(
     state.workers_used = _workers_used(top["workers_used"], "workers_used")
     state.ledger = [read.ledger_entry(v, p) for v, p in _entries(top["ledger"], "ledger")]
 
-    _check_clock(state)
-    _check_cards(state)
-    _check_held(state)
-    _check_cars(state)
-    _check_revenue(state)
-    _check_trays(state)
-    _check_phase(state)
+    problems = check_invariants(state)
+    if problems:
+        raise SnapshotError(f"snapshot: {problems[0]}")
     return state
 
 
@@ -470,252 +443,4 @@ class _Reader:
         return self.cat.cards[card].kind
 
 
-# ---------------------------------------------------------------------------- consistency
-
-
-def _check_clock(state: GameState) -> None:
-    """Stages played so far: one more than the current Stage's number once the game is over."""
-    expected = state.day * STAGES_PER_DAY + state.stage + int(state.phase is Phase.GAME_OVER)
-    if state.stages_played != expected:
-        _fail(
-            "stages_played",
-            f"{state.stages_played} does not agree with day {state.day}, stage {state.stage} "
-            f"and phase {state.phase.value!r}: expected {expected}",
-        )
-
-
-def _place_name(area: str, key: Any) -> str:
-    """Where a card lies, as a snapshot path: ``hands[1]``, ``stations[0].grid [1, 2]``."""
-    if key is None:
-        return area
-    if area == "stations":
-        office, cell = key
-        return f"stations[{office}].grid {list(cell)}"
-    return f"{area}[{key}]"
-
-
-def _check_cards(state: GameState) -> None:
-    """Every card copy of the catalogue in exactly one place."""
-    places: dict[int, list[str]] = {}
-    for index, area, key in state.card_places():
-        places.setdefault(index, []).append(_place_name(area, key))
-    for card in state.catalogue.cards:
-        found = places.get(card.index, [])
-        if len(found) != card.count:
-            where = f" ({', '.join(found[:6])}{', ...' if len(found) > 6 else ''})" if found else ""
-            _fail(
-                "cards",
-                f"{len(found)} copies of {card.id!r} (card {card.index}) in the game{where}; "
-                f"the catalogue has {card.count}",
-            )
-
-
-def _check_held(state: GameState) -> None:
-    """R7.1: held trains are timetabled trains on the chart, each once."""
-    for i, card in enumerate(state.held):
-        if card not in state.timetable:
-            _fail(
-                f"held[{i}]",
-                f"card {card} ({state.catalogue.cards[card].id!r}) is not on the timetable (R7.1)",
-            )
-        if card in state.held[:i]:
-            _fail(f"held[{i}]", f"card {card} is held twice")
-
-
-def _check_cars(state: GameState) -> None:
-    """C-stock.1: the cars of each code over the yards, trains, station cards and boxes make
-    up the supply."""
-    trays, standing, boxed = [0] * N_CAR_CODES, [0] * N_CAR_CODES, [0] * N_CAR_CODES
-    for tray in state.trays:
-        for code in tray.consist:
-            if code != ENGINE:  # C-stock.3
-                trays[unflipped(code)] += 1
-    for station in state.stations:
-        for cars in station.cars.values():
-            for code in cars:
-                standing[unflipped(code)] += 1
-        for boxes in station.boxes.values():
-            for code in boxes.cars():
-                boxed[code] += 1
-    places = {
-        "Division Yard": state.division,
-        "Classification Yard": state.classification,
-        "trains": trays,
-        "station cards": standing,
-        "facility boxes": boxed,
-    }
-    for code, supply in enumerate(state.catalogue.car_supply()):
-        total = sum(counts[code] for counts in places.values())
-        if total != supply:
-            detail = ", ".join(f"{name} {counts[code]}" for name, counts in places.items())
-            _fail(
-                "cars",
-                f"{total} {car_name(code)} car(s) in the game ({detail}); "
-                f"the supply has {supply} (C-stock.1)",
-            )
-
-
-def _check_revenue(state: GameState) -> None:
-    """R2.4.7: a seat's revenue is the sum of its ledger entries."""
-    totals = [0] * state.n
-    for entry in state.ledger:
-        totals[entry.seat] += entry.amount
-    for seat, (revenue, total) in enumerate(zip(state.revenue_by_seat, totals, strict=True)):
-        if revenue != total:
-            _fail(
-                f"revenue[{seat}]",
-                f"{_show(revenue)} is not the sum of seat {seat}'s ledger entries, {_show(total)} (R2.4.7)",
-            )
-
-
-def _check_trays(state: GameState) -> None:
-    """C-trays.1: a tray is free, or one train in one place with one engine."""
-    on_line: dict[tuple[int, int], int] = {}
-    for i, tray in enumerate(state.trays):
-        path = f"trays[{i}]"
-        if tray.train == EMPTY:
-            if tray.snapshot() != _FREE_TRAY:
-                _fail(
-                    path,
-                    f"a free tray (train -1) has nothing else set: "
-                    f"expected {_FREE_TRAY}, got {tray.snapshot()}",
-                )
-            continue
-        spec = state.catalogue.cards[tray.train]
-        if spec.kind is CardKind.TRAIN and tray.train not in state.timetable:
-            _fail(path, f"timetabled train {spec.id!r} runs but is not on the timetable (R10.3)")
-        if state.phase is Phase.EXTRA_SIDE and i == state.building:
-            _check_waiting_extra(tray, path)
-            continue
-        _check_train_place(state, i, on_line)
-        if tray.consist.count(ENGINE) != 1:
-            _fail(path, f"a train has exactly one engine (-1) in its consist, got {list(tray.consist)}")
-        if tray.direction == 0:
-            _fail(path, "a train runs east (1) or west (-1), not 0")
-
-
-def _check_waiting_extra(tray: Tray, path: str) -> None:
-    """R7.5: an Extra whose Division Point is still to be chosen has a tray and nothing else."""
-    expected = Tray()
-    expected.train = tray.train
-    if tray.snapshot() != expected.snapshot():
-        _fail(
-            path, f"an Extra waiting for its Division Point is only a card on a tray, got {tray.snapshot()}"
-        )
-
-
-def _check_train_place(state: GameState, index: int, on_line: dict[tuple[int, int], int]) -> None:
-    """A train is at its Division Point, on a free region of a Mainline card (recorded in
-    ``on_line``), or on a cell of a station; the fields of the other places are unset."""
-    tray, path = state.trays[index], f"trays[{index}]"
-    places = [
-        name
-        for name, here in (
-            ("at its Division Point", tray.at_dp),
-            ("on a Mainline card", tray.line != EMPTY),
-            ("in a station", tray.office != EMPTY),
-        )
-        if here
-    ]
-    if len(places) != 1:
-        _fail(path, f"a train is in exactly one place; this one is {' and '.join(places) or 'nowhere'}")
-    if tray.office != EMPTY:
-        station = state.stations[tray.office]
-        if tray.cell is None or tray.cell not in station.grid:
-            _fail(
-                path, f"its cell {tray.cell and list(tray.cell)} is not on the grid of station {tray.office}"
-            )
-        standing = len(station.cars.get(tray.cell, ()))
-        if tray.split > standing:
-            _fail(path, f"split {tray.split} is more than the {standing} car(s) standing on its cell")
-    elif tray.cell is not None or tray.split:
-        _fail(path, "a train outside the stations has no cell (null) and split 0")
-    if tray.line != EMPTY:
-        regions = state.catalogue.cards[state.mainline[tray.line]].regions
-        if tray.region >= regions:
-            _fail(path, f"Mainline {tray.line} has regions 0..{regions - 1}, not {tray.region}")
-        other = on_line.get((tray.line, tray.region))
-        if other is not None:
-            _fail(
-                path,
-                f"region {tray.region} of Mainline {tray.line} is taken by trays[{other}] (D-mainline.3)",
-            )
-        on_line[tray.line, tray.region] = index
-        if tray.cleared_by == EMPTY:
-            _fail(path, "a train on the Mainline records the Superintendent who cleared it (cleared_by)")
-    elif tray.region:
-        _fail(path, "a train off the Mainline has region 0")
-
-
-def _check_phase(state: GameState) -> None:
-    """The phase agrees with who decides (R5.0.1): the seat in turn, or ``actor``."""
-    phase, n = state.phase, state.n
-    name = phase.value
-    if phase in SEAT_TURN_PHASES:
-        if not state.turn < n:
-            _fail("turn", f"{state.turn} is not a seat position (0..{n - 1}), as {name!r} needs")
-        if state.actor != EMPTY:
-            _fail("actor", f"must be -1 in {name!r}, where the seat in turn decides; got {state.actor}")
-    elif phase in TRAIN_PHASES:
-        if state.actor == EMPTY:
-            _fail("actor", f"{name!r} needs the deciding seat (0..{n - 1}), got -1")
-        if state.turn != n:
-            _fail("turn", f"must be {n} in {name!r}: every seat has had its Local Operations turn")
-    if (phase is Phase.SWITCHING) != (state.moves_left > 0):
-        _fail("moves_left", f"{state.moves_left} Moves left do not fit {name!r} (R6.1.2)")
-    if (phase in _BUILD_PHASES) != (state.building != EMPTY):
-        _fail("building", f"a train is being made up exactly in the New Train decisions, not in {name!r}")
-    if phase in _BUILD_PHASES:
-        _check_building(state)
-    if phase is Phase.CLEARANCE and state.actor != state.fedora:
-        _fail("actor", f"the Superintendent (seat {state.fedora}) clears a following train (R8.1.4)")
-    if phase in (Phase.CLEARANCE, Phase.RED_FLAG):
-        if not state.mainline_queue or state.trays[state.mainline_queue[0]].train == EMPTY:
-            _fail("mainline_queue", f"{name!r} needs the acting train first in the queue")
-    elif state.mainline_queue:
-        _fail("mainline_queue", f"trains queue only during the Mainline decisions, not in {name!r}")
-    if phase is Phase.RED_FLAG:
-        _check_red_flag(state)
-    elif state.collision is not None:
-        _fail("collision", f"a collision waits only in 'red_flag', not in {name!r}")
-
-
-def _check_building(state: GameState) -> None:
-    """R7.4, R7.5: the train being made up, and the seat choosing its cars."""
-    if state.trays[state.building].train == EMPTY:
-        _fail("building", f"trays[{state.building}] is free: no train is being made up on it")
-    extra = state.phase is not Phase.NEW_TRAIN
-    if extra and state.actor != state.build_owner:
-        _fail("actor", f"the Extra's owner (seat {state.build_owner}) decides, not seat {state.actor}")
-    if not extra and state.build_owner != EMPTY:
-        _fail("building", "a timetabled train has no owner (-1)")
-    if not extra and state.build_turn >= state.n:
-        _fail("building", f"every seat has added its car; turn {state.build_turn} is not a seat position")
-    if not extra and state.actor != (state.fedora + state.build_turn) % state.n:
-        seat = (state.fedora + state.build_turn) % state.n
-        _fail(
-            "actor", f"seat {seat} adds the next car (R7.4: from the Superintendent), not seat {state.actor}"
-        )
-
-
-def _check_red_flag(state: GameState) -> None:
-    """D-redflag.1: the seat to be charged the waiting collision holds a RED FLAG."""
-    collision = state.collision
-    if collision is None:
-        _fail("collision", "'red_flag' needs the collision waiting for the decision, got null")
-    if collision.seat != state.actor:
-        _fail("actor", f"seat {collision.seat}, charged with the collision, decides; not seat {state.actor}")
-    if state.red_flag_card not in state.hands[collision.seat]:
-        _fail(f"hands[{collision.seat}]", "the seat deciding on a RED FLAG holds none (D-redflag.1)")
-    if collision.mover != state.mainline_queue[0]:
-        _fail("collision", f"the moving train is trays[{state.mainline_queue[0]}], first in the queue")
-    if state.trays[collision.mover].train == EMPTY:
-        _fail("collision", f"the moving trays[{collision.mover}] is free")
-    if collision.struck != EMPTY:
-        if state.trays[collision.struck].train == EMPTY:
-            _fail("collision", f"the struck trays[{collision.struck}] is free")
-    elif collision.office == EMPTY or collision.cell not in state.stations[collision.office].cars:
-        _fail("collision", "a train striking standing cars names their office and a cell where cars stand")
-
-
-__all__ = ["DERIVED_SLOTS", "SNAPSHOT_KEYS", "TRAIN_PHASES", "from_snapshot"]
+__all__ = ["DERIVED_SLOTS", "SNAPSHOT_KEYS", "from_snapshot"]

@@ -82,7 +82,9 @@ class Rules(Protocol):
 
 
 class GameState:
-    """One game. Every field is plain data; the comments say what each holds."""
+    """One game. Every field is plain data; the comments say what each holds. The fields are
+    declared in ``sm_env.core.layout`` (type, how a clone copies it, its snapshot key), in this
+    order; tests/test_state_layout.py holds ``__slots__``, ``clone`` and ``snapshot`` to it."""
 
     __slots__ = (
         "config",
@@ -120,10 +122,10 @@ class GameState:
         "build_owner",
         "build_turn",
         "mainline_queue",
-        "collision",
-        "red_flag_card",
         "workers_used",
         "ledger",
+        "collision",
+        "red_flag_card",
         "legal_cache",
     )
 
@@ -162,10 +164,10 @@ class GameState:
     build_owner: int  # the seat choosing an Extra's consist, or EMPTY for a timetabled train
     build_turn: int  # timetabled: next seat position from the Fedora; Extra: 1 once done
     mainline_queue: list[int]  # trays still to act this Mainline Phase; the first is acting
-    collision: Collision | None  # waiting for a RED FLAG decision
-    red_flag_card: int  # catalogue index of the RED FLAG, or EMPTY
     workers_used: dict[Cell, int]  # this Cargo turn: workers each facility has used (R9.1.6)
     ledger: list[LedgerEntry]  # every Revenue change, in order
+    collision: Collision | None  # waiting for a RED FLAG decision
+    red_flag_card: int  # catalogue index of the RED FLAG, or EMPTY
     legal_cache: list[Intent] | None  # the legal intents of this decision, once listed
 
     # ------------------------------------------------------------------ play (by the engine)
