@@ -36,6 +36,7 @@ from sm_env.core import (
     IllegalIntent,
     Intent,
     Mode,
+    MoveTray,
     apply_scenarios,
     board_text,
     describe,
@@ -47,7 +48,9 @@ from sm_env.layout import IllegalActionError
 RENDER_MODES = ("ansi", "human")
 
 
-class Sized(Protocol):
+class Encoder(Protocol):
+    """A version's observation encoder (``ObservationEncoder``, ``ObservationEncoderV1``)."""
+
     size: int
 
 
@@ -69,7 +72,7 @@ class Spaces(Protocol):
     def table(self) -> Codec: ...
 
     @property
-    def encoder(self) -> Sized: ...
+    def encoder(self) -> Encoder: ...
 
     def __init__(self, config: GameConfig, catalogue: Catalogue) -> None: ...
 
@@ -444,7 +447,7 @@ class StationMasterBase(AECEnv):  # type: ignore[misc]
         and tests); ValueError when the version can tell it is not legal now."""
         return self.spaces.spell(intent)
 
-    def spell_move(self, move: Intent) -> list[int]:
+    def spell_move(self, move: MoveTray) -> list[int]:
         """The actions that make a switching Move (``spell`` of a ``MoveTray``)."""
         return self.spaces.spell(move)
 

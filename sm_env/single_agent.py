@@ -1,14 +1,14 @@
 """A single-agent Gymnasium view of the game, for Stable-Baselines3 and sb3-contrib.
 
 ``gymnasium.make("StationMaster-v1", opponents=..., learner="office_0", **config)`` (or
-``"StationMaster-v0"``: the same view of the v0 spaces; ``StationMasterEnv`` is the newest,
-``StationMasterEnvV1``): the learner
-plays one seat; the other seats are played inside ``step()`` by the given opponents until the
-learner must decide again or the game ends. The observation is the learner's observation
-vector without the mask; ``action_masks()`` gives the mask, as sb3-contrib's MaskablePPO
-expects. The reward is the change of the learner's own revenue since its previous decision
-(in co-op, of the team's total, as in the AEC environment), including changes caused while
-the opponents played (a collision it is charged for, say), and never an opponent's reward.
+``"StationMaster-v0"``, the same view of the v0 spaces; ``StationMasterEnv`` is the newest,
+``StationMasterEnvV1``): the learner plays one seat; the other seats are played inside
+``step()`` by the given opponents until the learner must decide again or the game ends. The
+observation is the learner's observation vector without the mask; ``action_masks()`` gives the
+mask, as sb3-contrib's MaskablePPO expects. The reward is the change of the learner's own
+revenue since its previous decision (in co-op, of the team's total, as in the AEC
+environment), including changes caused while the opponents played (a collision it is charged
+for, say), and never an opponent's reward.
 A Gymnasium environment accepts every action of its space, so by default
 (``illegal_action="penalize"``) a masked action changes nothing, costs ``illegal_reward``
 (-1.0), and is flagged in the step's info: ``info["illegal_action"]`` is True (False after

@@ -23,6 +23,7 @@ from pettingzoo.test import api_test, seed_test
 import sm_env
 from agents import RandomAgent
 from sm_env import IllegalActionError, station_master_v0
+from sm_env.core import INTENTS
 from sm_env.core.errors import ConfigError
 from sm_env.core.intents import MoveTray
 from sm_env.core.phases import Phase
@@ -396,7 +397,9 @@ def test_the_card_parameter_blocks_are_the_four_card_blocks() -> None:
     """Exactly ``play_card``, ``place_card``, ``place_modifier`` and ``discard`` take a card
     (a card type, as the core's intents do: never a hand slot)."""
     table = raw_env(num_offices=3).table
-    assert tuple(name for name, block in table.blocks.items() if "card" in block.labels) == CARD_BLOCKS
+    specs = {spec.name: spec for entry in INTENTS for spec in entry.blocks}
+    card_blocks = (name for name in table.blocks if any(p.label == "card" for p in specs[name].params))
+    assert tuple(card_blocks) == CARD_BLOCKS
 
 
 @pytest.mark.parametrize("offices", [1, 6])
