@@ -1,9 +1,11 @@
 """Station Master as a reinforcement-learning environment.
 
-- ``sm_env.env_v1(**config)`` / ``sm_env.raw_env_v1(**config)``: the PettingZoo AEC
-  environment ``station_master_v1`` (``sm_env.aec_v1``, loaded on first use), the recommended
-  version: decisions spelled in a few tokens of a small action space, a compact observation;
-- ``sm_env.env(**config)`` / ``sm_env.raw_env(**config)``: ``station_master_v0`` (``sm_env.aec``);
+- ``sm_env.env(**config)`` / ``sm_env.raw_env(**config)``: the PettingZoo AEC environment of the
+  newest version, ``station_master_v1`` (``sm_env.station_master_v1``, loaded on first use):
+  decisions spelled in a few tokens of a small action space, a compact observation. The
+  unversioned names have meant v1 since issue 21; ``env_v1`` / ``raw_env_v1`` stay as aliases;
+- ``sm_env.station_master_v0.env(**config)`` / ``.raw_env``: ``station_master_v0``, live beside
+  it, every decision one action of a flat ``Discrete(6488)`` (docs/actions.md);
 - ``gymnasium.make("StationMaster-v1" or "StationMaster-v0", opponents=..., **config)``: the
   single-agent views (``sm_env.single_agent``), registered once this package is imported and
   Gymnasium is too;
@@ -16,11 +18,16 @@ beside the core's; ``compiled_modules()`` names those loaded compiled.
 Importing ``sm_env.core`` runs this file too, so it must not import Gymnasium: the registration
 is done at once when Gymnasium is already loaded, and otherwise the moment it is (an import
 hook that waits for ``gymnasium`` and then goes away), so ``import sm_env`` before or after
-``import gymnasium`` both let ``gymnasium.make("StationMaster-v0")`` work.
+``import gymnasium`` both let ``gymnasium.make("StationMaster-v1")`` work. Gymnasium's own
+entry-point plugins (``gymnasium.envs``) would do this without a hook, but Gymnasium 1.0
+removed them (its release notes: "Removing the plugin system"), and this package needs 1.0 or
+later; ``gymnasium.make("sm_env:StationMaster-v1")`` imports the package itself, which a
+fresh interpreter (a worker process, say) needs.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
 import sys
@@ -29,6 +36,7 @@ from types import ModuleType
 from typing import Any
 
 from sm_env import core  # first: it refuses compiled modules not built from the sources beside them
+from sm_env.layout import IllegalActionError
 
 # The environment modules mypyc compiles (setup.py reads this list, beside sm_env.core.COMPILED).
 COMPILED = ("actions_v1", "observations_v1")
@@ -39,14 +47,15 @@ def compiled_modules() -> list[str]:
     return core.compiled_modules(__name__, COMPILED)
 
 
-GYM_ID = "StationMaster-v0"
-ENTRY_POINT = "sm_env.single_agent:StationMasterEnv"
+GYM_ID_V0 = "StationMaster-v0"
 GYM_ID_V1 = "StationMaster-v1"
+GYM_ID = GYM_ID_V1  # the newest version
+ENTRY_POINT_V0 = "sm_env.single_agent:StationMasterEnvV0"
 ENTRY_POINT_V1 = "sm_env.single_agent:StationMasterEnvV1"
 
 
 def _register(gymnasium: ModuleType) -> None:
-    for gym_id, entry_point in ((GYM_ID, ENTRY_POINT), (GYM_ID_V1, ENTRY_POINT_V1)):
+    for gym_id, entry_point in ((GYM_ID_V0, ENTRY_POINT_V0), (GYM_ID_V1, ENTRY_POINT_V1)):
         if gym_id not in gymnasium.registry:
             gymnasium.register(id=gym_id, entry_point=entry_point)
     # Gymnasium warns "out of date" when an older version of a name is made while a newer one
@@ -106,16 +115,30 @@ def _register_now_or_on_import() -> None:
 _register_now_or_on_import()
 
 
+VERSIONS = ("station_master_v0", "station_master_v1")  # the live versions, oldest first
+
+
 def __getattr__(name: str) -> Any:
-    if name in ("env", "raw_env"):
-        from sm_env import aec
-
-        return getattr(aec, name)
-    if name in ("env_v1", "raw_env_v1"):
-        from sm_env import aec_v1
-
-        return getattr(aec_v1, name)
+    """The environments, loaded on first use (they need Gymnasium and PettingZoo)."""
+    if name in ("env", "raw_env", "env_v1", "raw_env_v1"):
+        return getattr(importlib.import_module(f"sm_env.{VERSIONS[-1]}"), name.removesuffix("_v1"))
+    if name in VERSIONS:
+        return importlib.import_module(f"sm_env.{name}")
     raise AttributeError(f"module 'sm_env' has no attribute {name!r}")
 
 
-__all__ = ["COMPILED", "GYM_ID", "GYM_ID_V1", "compiled_modules", "env", "env_v1", "raw_env", "raw_env_v1"]
+__all__ = [
+    "COMPILED",
+    "GYM_ID",
+    "GYM_ID_V0",
+    "GYM_ID_V1",
+    "VERSIONS",
+    "IllegalActionError",
+    "compiled_modules",
+    "env",
+    "env_v1",
+    "raw_env",
+    "raw_env_v1",
+    "station_master_v0",
+    "station_master_v1",
+]

@@ -14,52 +14,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from sm_env.core import CARGO_TYPES, CELLS, INTENTS, Catalogue, GameConfig, Intent, MoveTray
+from sm_env.core import INTENTS, Catalogue, GameConfig, Intent, MoveTray
 from sm_env.core import Block as BlockSpec
+from sm_env.layout import Block, IllegalActionError
 
-CELL_INDEX = {cell: i for i, cell in enumerate(CELLS)}
-
-__all__ = ["CARGO_TYPES", "CELLS", "CELL_INDEX", "ActionTable", "Block", "IllegalActionError"]
-
-
-class IllegalActionError(ValueError):
-    """An action the mask forbids, or one outside the action space."""
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """One block of the layout: actions ``start .. start + size - 1``, a grid of ``dims``."""
-
-    name: str
-    start: int
-    dims: tuple[int, ...]
-    labels: tuple[str, ...]  # one per dimension, for docs and action_to_str
-
-    @property
-    def size(self) -> int:
-        size = 1
-        for d in self.dims:
-            size *= d
-        return size
-
-    def index(self, *params: int) -> int:
-        offset = 0
-        for value, dim in zip(params, self.dims, strict=True):
-            if not 0 <= value < dim:
-                raise ValueError(f"{self.name}: parameter {value} out of range {dim}")
-            offset = offset * dim + value
-        return self.start + offset
-
-    def params(self, action: int) -> tuple[int, ...]:
-        offset = action - self.start
-        out = []
-        for dim in reversed(self.dims):
-            out.append(offset % dim)
-            offset //= dim
-        return tuple(reversed(out))
+__all__ = ["ActionTable"]
 
 
 class ActionTable:
@@ -75,9 +36,7 @@ class ActionTable:
         for entry in INTENTS:
             for spec in entry.blocks:
                 values = tuple(param.values(config, catalogue) for param in spec.params)
-                block = Block(
-                    spec.name, start, tuple(len(v) for v in values), tuple(p.label for p in spec.params)
-                )
+                block = Block(spec.name, start, tuple(len(v) for v in values))
                 self.blocks[spec.name] = block
                 self._specs[spec.name] = spec
                 self._values[spec.name] = values
@@ -132,7 +91,3 @@ class ActionTable:
             for param, values, i in zip(spec.params, self._values[name], p, strict=True)
         ]
         return f"{name}({', '.join(parts)})" if parts else name
-
-    def layout(self) -> list[tuple[str, int, int, tuple[str, ...], tuple[int, ...]]]:
-        """(name, first action, size, parameter names, parameter sizes) of every block."""
-        return [(b.name, b.start, b.size, b.labels, b.dims) for b in self.blocks.values()]

@@ -24,10 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any
 
-from sm_env.actions import CELL_INDEX, Block, IllegalActionError
 from sm_env.core import (
     CELL,
-    CELLS,
     END_OFFSET,
     INTENT_CLASSES,
     INTENTS,
@@ -38,8 +36,8 @@ from sm_env.core import (
     Param,
 )
 from sm_env.core import Block as BlockSpec
+from sm_env.layout import Block, IllegalActionError
 
-MOVE_BLOCKS = ("move_tray", "move_step", "move_stop")
 _END_OF_OFFSET = {offset: end for end, offset in enumerate(END_OFFSET)}
 
 Spelling = tuple[int, ...]
@@ -60,7 +58,7 @@ class TokenTable:
         def add(name: str, params: tuple[Param, ...]) -> Block:
             nonlocal start
             values = tuple(p.values(config, catalogue) for p in params)
-            block = Block(name, start, tuple(len(v) for v in values), tuple(p.label for p in params))
+            block = Block(name, start, tuple(len(v) for v in values))
             self.blocks[name] = block
             self._params[name] = params
             self._values[name] = values
@@ -101,7 +99,6 @@ class TokenTable:
                     self.spelling[self.fields_key(intent)] = spelled
                     of[spelled] = intent
             self.intent_of.append(of)
-        self._cell_start = cell_block.start
         self._tray_start = self.blocks["move_tray"].start
         self._step = self.blocks["move_step"]
         self._stop = self.blocks["move_stop"]
@@ -164,18 +161,6 @@ class TokenTable:
             for param, values, i in zip(self._params[name], self._values[name], p, strict=True)
         ]
         return f"{name}({', '.join(parts)})" if parts else name
-
-    def cell_of(self, token: int) -> tuple[int, int] | None:
-        """The station cell of a ``cell`` token."""
-        offset = token - self._cell_start
-        return CELLS[offset] if 0 <= offset < len(CELLS) else None
-
-    def cell_token(self, cell: tuple[int, int]) -> int:
-        return self._cell_start + CELL_INDEX[cell]
-
-    def layout(self) -> list[tuple[str, int, int, tuple[str, ...], tuple[int, ...]]]:
-        """(name, first token, size, parameter names, parameter sizes) of every block."""
-        return [(b.name, b.start, b.size, b.labels, b.dims) for b in self.blocks.values()]
 
 
 class Speller:
@@ -252,4 +237,4 @@ def token_table(config: GameConfig, catalogue: Catalogue) -> TokenTable:
     return entry[1]
 
 
-__all__ = ["MOVE_BLOCKS", "Speller", "TokenTable", "token_table"]
+__all__ = ["Speller", "TokenTable", "token_table"]

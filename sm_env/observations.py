@@ -5,9 +5,10 @@ and the order of the Home Office deck (only its size). Seats are listed relative
 (the viewer first, then leftward), so one policy can play any seat. Values lie in [-1, 1]:
 counts are divided by a fixed scale and clipped.
 
-``ObservationEncoder.sections`` names every slice; the station part is ``n`` stations of
-``STATION_ROWS x STATION_COLS`` cells of ``CELL_FEATURES`` channels, row-major, so it reshapes
-to ``(n, 5, 11, CELL_FEATURES)`` for a convolutional network.
+``ObservationEncoder.sections`` names every slice; the station part is ``n`` stations, each
+its owner and control point (``n + 1`` values) and then its 55 cells (``CELLS``: 5 rows of 11,
+row-major from the south-west corner) of ``cell_features`` channels each, so a station's cells
+reshape to ``(5, 11, cell_features)`` for a convolutional network.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sm_env.actions import CARGO_TYPES, CELLS, ActionTable
+from sm_env.actions import ActionTable
 from sm_env.core import (
-    COL_LIMIT,
+    CARGO_TYPES,
+    CELLS,
     DEPARTMENTS,
     EMPTY,
     ENGINE,
@@ -26,7 +28,6 @@ from sm_env.core import (
     MAX_TRAY_CARS,
     N_CAR_CODES,
     OFFICE_CELL,
-    ROW_LIMIT,
     STAGES_PER_DAY,
     WORK_SLOTS,
     CardKind,
@@ -41,28 +42,17 @@ from sm_env.core import (
     is_locked,
     workers,
 )
+from sm_env.layout import CELL_INDEX, lay_out
 
 if TYPE_CHECKING:
     from sm_env.moves import MoveBuilder
 
-STATION_ROWS = 2 * ROW_LIMIT + 1
-STATION_COLS = 2 * COL_LIMIT + 1
 TRAIN_NUMBERS = 12
 MAX_REGIONS = 4
 CONSIST_SLOTS = MAX_TRAY_CARS + 1  # the cars and the engine
 CONSIST_VALUES = N_CAR_CODES + 2  # empty slot, engine, each car code
 GRID_KINDS = (CardKind.OFFICE, CardKind.LIMITS, CardKind.TRACK, CardKind.FACILITY, CardKind.MODIFIER)
 REVENUE_SCALE = 50.0
-
-
-def lay_out(sizes: list[tuple[str, int]]) -> tuple[dict[str, slice], int]:
-    """The sections of an observation vector, in order, from their sizes; and its length."""
-    sections: dict[str, slice] = {}
-    start = 0
-    for name, size in sizes:
-        sections[name] = slice(start, start + size)
-        start += size
-    return sections, start
 
 
 class ObservationEncoder:
@@ -214,8 +204,8 @@ class ObservationEncoder:
             v[o] = 1.0
             v[o + 1] = (len(builder.tokens) - 1) / 10
             v[o + 2 + builder.tray] = 1.0
-            if builder.cell in _CELL_INDEX:
-                v[o + 2 + self.trays + _CELL_INDEX[builder.cell]] = 1.0
+            if builder.cell in CELL_INDEX:
+                v[o + 2 + self.trays + CELL_INDEX[builder.cell]] = 1.0
 
         o = sec["decision"].start
         v[o] = state.moves_left / 6
@@ -245,7 +235,7 @@ class ObservationEncoder:
             return cached[1]
         plane = np.zeros((len(CELLS), self.card_rows.shape[2]), dtype=np.float32)
         for cell, (card, rotated) in station.grid.items():
-            plane[_CELL_INDEX[cell]] = self.card_rows[card, int(rotated)]
+            plane[CELL_INDEX[cell]] = self.card_rows[card, int(rotated)]
         self._planes[office] = (key, plane)
         return plane
 
@@ -274,7 +264,7 @@ class ObservationEncoder:
             b += n + 1 + MAX_REGIONS
             if tray.office != EMPTY and tray.cell is not None:
                 v[b + tray.office] = 1.0
-                v[b + n + _CELL_INDEX[tray.cell]] = 1.0
+                v[b + n + CELL_INDEX[tray.cell]] = 1.0
             b += n + len(CELLS)
             v[b] = tray.split / 4
             b += 1
@@ -308,14 +298,14 @@ class ObservationEncoder:
                 office, station
             )
             for cell, cars in station.cars.items():
-                c = cells + _CELL_INDEX[cell] * cf
+                c = cells + CELL_INDEX[cell] * cf
                 for code in cars:
                     i = c + cars_at + (code & ~FLIPPED)
                     v[i] = v.get(i, 0.0) + 0.25
                     if code & FLIPPED:
                         v[c + flipped_at] = v.get(c + flipped_at, 0.0) + 0.25
             for cell, boxes in station.boxes.items():
-                c = cells + _CELL_INDEX[cell] * cf
+                c = cells + CELL_INDEX[cell] * cf
                 for code in boxes.outbound:
                     i = c + layout["green"][0] + car_type(code)
                     v[i] = v.get(i, 0.0) + 1 / 3
@@ -335,10 +325,8 @@ class ObservationEncoder:
                     v[c + layout["used"][0]] = state.workers_used.get(cell, 0) / 4
             for tray in state.trays:
                 if tray.office == office and tray.cell is not None:
-                    i = cells + _CELL_INDEX[tray.cell] * cf + trays_at
+                    i = cells + CELL_INDEX[tray.cell] * cf + trays_at
                     v[i] = v.get(i, 0.0) + 1 / 3
 
-
-_CELL_INDEX = {cell: i for i, cell in enumerate(CELLS)}
 
 __all__ = ["ObservationEncoder"]

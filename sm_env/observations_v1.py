@@ -63,7 +63,7 @@ from sm_env.core import (
     limits_cols,
     workers,
 )
-from sm_env.observations import lay_out
+from sm_env.layout import lay_out
 
 if TYPE_CHECKING:
     from sm_env.actions_v1 import Speller

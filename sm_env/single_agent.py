@@ -1,12 +1,14 @@
 """A single-agent Gymnasium view of the game, for Stable-Baselines3 and sb3-contrib.
 
-``gymnasium.make("StationMaster-v0", opponents=..., learner="office_0", **config)``: the learner
-plays one seat; the other seats are played inside ``step()`` by the given opponents until the
-learner must decide again or the game ends. The observation is the learner's observation
-vector without the mask; ``action_masks()`` gives the mask, as sb3-contrib's MaskablePPO
-expects. The reward is the change of the learner's own revenue since its previous decision
-(in co-op, of the team's total, as in the AEC environment), including changes caused while
-the opponents played (a collision it is charged for, say), and never an opponent's reward.
+``gymnasium.make("StationMaster-v1", opponents=..., learner="office_0", **config)`` (or
+``"StationMaster-v0"``, the same view of the v0 spaces; ``StationMasterEnv`` is the newest,
+``StationMasterEnvV1``): the learner plays one seat; the other seats are played inside
+``step()`` by the given opponents until the learner must decide again or the game ends. The
+observation is the learner's observation vector without the mask; ``action_masks()`` gives the
+mask, as sb3-contrib's MaskablePPO expects. The reward is the change of the learner's own
+revenue since its previous decision (in co-op, of the team's total, as in the AEC
+environment), including changes caused while the opponents played (a collision it is charged
+for, say), and never an opponent's reward.
 A Gymnasium environment accepts every action of its space, so by default
 (``illegal_action="penalize"``) a masked action changes nothing, costs ``illegal_reward``
 (-1.0), and is flagged in the step's info: ``info["illegal_action"]`` is True (False after
@@ -45,21 +47,21 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from sm_env.actions import IllegalActionError
-from sm_env.aec import RENDER_MODES, raw_env
-from sm_env.aec_v1 import raw_env_v1
+from sm_env import station_master_v0, station_master_v1
+from sm_env.base import RENDER_MODES, StationMasterBase
 from sm_env.core import ConfigError, GameState, scenario_names
+from sm_env.layout import IllegalActionError
 from sm_env.shaping import Shaper
 
 Opponent = Any  # see the module docstring for the accepted kinds
 ILLEGAL_ACTIONS = ("penalize", "terminate", "raise")
 
 
-class StationMasterEnv(gymnasium.Env[np.ndarray, np.int64]):
-    """``StationMaster-v0``: the single-agent view of ``sm_env.raw_env`` (the v0 spaces)."""
+class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """The single-agent view of one version's raw AEC environment, ``aec_class``."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
-    aec_class: type[raw_env] = raw_env
+    aec_class: type[StationMasterBase]
 
     def __init__(
         self,
@@ -283,20 +285,27 @@ def _opponent_action(opponent: Opponent, observation: np.ndarray, mask: np.ndarr
     return int(policy(observation, mask))
 
 
-class StationMasterEnvV1(StationMasterEnv):
-    """``StationMaster-v1``: the same single-agent view of ``sm_env.raw_env_v1`` (the v1
-    spaces: a decision spelled in tokens, each a ``step()``; the opponents play between the
-    learner's decisions, never in the middle of one). ``info["decision_done"]`` tells whether
-    the step completed one of the learner's decisions."""
+class StationMasterEnvV0(SingleAgentEnv):
+    """``StationMaster-v0``: the single-agent view of ``station_master_v0`` (the v0 spaces)."""
 
-    aec_class = raw_env_v1
+    aec_class = station_master_v0.raw_env
+
+
+class StationMasterEnvV1(SingleAgentEnv):
+    """``StationMaster-v1``: the single-agent view of ``station_master_v1`` (the v1 spaces: a
+    decision spelled in tokens, each a ``step()``; the opponents play between the learner's
+    decisions, never in the middle of one). ``info["decision_done"]`` tells whether the step
+    completed one of the learner's decisions."""
+
+    aec_class = station_master_v1.raw_env
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         out = super().step(action)
-        out[4]["decision_done"] = bool(self.aec.decision_done) and not out[4]["illegal_action"]
+        out[4]["decision_done"] = self.aec.decision_done and not out[4]["illegal_action"]
         return out
 
-    def action_masks(self) -> np.ndarray:
-        if self._over():
-            return np.zeros(self.aec.table.size, dtype=bool)
-        return self.aec.action_mask().astype(bool)
+
+StationMasterEnv = StationMasterEnvV1  # the newest version
+
+
+__all__ = ["SingleAgentEnv", "StationMasterEnv", "StationMasterEnvV0", "StationMasterEnvV1"]

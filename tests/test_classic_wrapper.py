@@ -1,4 +1,4 @@
-"""``sm_env.aec.ClassicWrapper``: one layer that behaves as the three PettingZoo wrappers the
+"""``sm_env.base.ClassicWrapper``: one layer that behaves as the three PettingZoo wrappers the
 classic games use (order enforcing, the bounds assertion, ending the game on a masked action).
 
 Each test plays the same seeded games through it and through PettingZoo's own stack around
@@ -15,8 +15,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import sm_env
-from sm_env.aec import ClassicWrapper, raw_env
-from sm_env.aec_v1 import raw_env_v1
+from sm_env.base import ClassicWrapper
+from sm_env.station_master_v0 import raw_env
+from sm_env.station_master_v1 import raw_env as raw_env_v1
 
 
 def pettingzoo_stack(raw: AECEnv, illegal_reward: float | None) -> AECEnv:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import sm_env
-import sm_env.aec_v1  # noqa: F401  # loads the core and the env modules, compiled where they are
+import sm_env.station_master_v1  # noqa: F401  # loads the core and the env modules, compiled where they are
 from sm_env.core import COMPILED, compiled_modules
 
 ROOT = Path(__file__).resolve().parent.parent

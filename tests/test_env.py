@@ -22,14 +22,15 @@ from pettingzoo.test import api_test, seed_test
 
 import sm_env
 from agents import RandomAgent
-from sm_env.actions import IllegalActionError
-from sm_env.aec import raw_env
+from sm_env import IllegalActionError, station_master_v0
+from sm_env.core import INTENTS
 from sm_env.core.errors import ConfigError
 from sm_env.core.intents import MoveTray
 from sm_env.core.phases import Phase
 from sm_env.core.state import GameState, SeatView
 from sm_env.core.text import describe
-from sm_env.single_agent import StationMasterEnv
+from sm_env.single_agent import StationMasterEnvV0
+from sm_env.station_master_v0 import raw_env
 
 Obs = dict[str, np.ndarray]
 GameSpec = tuple[int, int, tuple[str, ...], int]  # offices, days, house rules, seed
@@ -119,7 +120,7 @@ def cover_phases(
     ``wanted`` has been decided in; ``before`` and ``after`` as in ``play``, given the env."""
     seen: Counter[Phase] = Counter()
     for offices, days, rules, seed in configs:
-        env = sm_env.env(num_offices=offices, days=days, house_rules=rules)
+        env = station_master_v0.env(num_offices=offices, days=days, house_rules=rules)
 
         def on_before(agent: str, obs: Obs, env: AECEnv = env) -> None:
             seen[env.unwrapped.game.phase] += 1
@@ -166,13 +167,13 @@ def swap_with_home_office(game: GameState, seat: int, rng: np.random.Generator) 
 @pytest.mark.parametrize("offices", [1, 3, 6])
 def test_pettingzoo_api_test(offices: int) -> None:
     """PettingZoo's API conformance test passes for 1, 3 and 6 offices."""
-    api_test(sm_env.env(num_offices=offices), num_cycles=1000)
+    api_test(station_master_v0.env(num_offices=offices), num_cycles=1000)
 
 
 @pytest.mark.parametrize("offices", [1, 3, 6])
 def test_pettingzoo_seed_test(offices: int) -> None:
     """PettingZoo's seed test: two environments reset with one seed play the same game."""
-    seed_test(lambda: sm_env.env(num_offices=offices), num_cycles=500)
+    seed_test(lambda: station_master_v0.env(num_offices=offices), num_cycles=500)
 
 
 # --------------------------------------------------------------------------- agents and turns
@@ -181,7 +182,7 @@ def test_pettingzoo_seed_test(offices: int) -> None:
 @pytest.mark.parametrize("offices", [1, 2, 3, 6])
 def test_agent_names_and_seats(offices: int) -> None:
     """Agents are office_0..office_{n-1}; office_k is the seat holding office k at the start."""
-    env = sm_env.env(num_offices=offices)
+    env = station_master_v0.env(num_offices=offices)
     env.reset(seed=5)
     raw = env.unwrapped
     names = [f"office_{k}" for k in range(offices)]
@@ -217,7 +218,7 @@ def test_agent_selection_follows_the_deciding_seat_in_every_phase() -> None:
 
 def test_employee_rotation_moves_the_agent_with_its_seat() -> None:
     """RB.3: a seat changes office each day and its agent stays with the seat."""
-    env = sm_env.env(num_offices=3, days=2, house_rules=("employee_rotation",))
+    env = station_master_v0.env(num_offices=3, days=2, house_rules=("employee_rotation",))
     env.reset(seed=3)
     raw = env.unwrapped
     seats = {a: raw.seat_of(a) for a in env.possible_agents}
@@ -351,7 +352,7 @@ def test_mask_is_exact(offices: int, rules: tuple[str, ...], seed: int) -> None:
     IllegalActionError naming the action, changing nothing."""
     counts: Counter[str] = Counter()
     for game in range(8):  # a few games, until Moves have been checked
-        env = sm_env.env(num_offices=offices, days=2, house_rules=rules)
+        env = station_master_v0.env(num_offices=offices, days=2, house_rules=rules)
         checker = MaskChecker(env, seed + game)
         play(env, seed + game, before=checker.before, after=checker.after)
         counts.update(checker.counts)
@@ -396,7 +397,9 @@ def test_the_card_parameter_blocks_are_the_four_card_blocks() -> None:
     """Exactly ``play_card``, ``place_card``, ``place_modifier`` and ``discard`` take a card
     (a card type, as the core's intents do: never a hand slot)."""
     table = raw_env(num_offices=3).table
-    assert tuple(name for name, block in table.blocks.items() if "card" in block.labels) == CARD_BLOCKS
+    specs = {spec.name: spec for entry in INTENTS for spec in entry.blocks}
+    card_blocks = (name for name in table.blocks if any(p.label == "card" for p in specs[name].params))
+    assert tuple(card_blocks) == CARD_BLOCKS
 
 
 @pytest.mark.parametrize("offices", [1, 6])
@@ -449,13 +452,13 @@ def test_action_to_str_agrees_with_describe_on_every_legal_action() -> None:
                 covered[name] += 1
 
     for offices, days, rules, seed in game_configs((1, 3, 6), 2, 12):
-        env = sm_env.env(num_offices=offices, days=days, house_rules=rules)
+        env = station_master_v0.env(num_offices=offices, days=days, house_rules=rules)
         play(env, seed, before=lambda agent, obs, env=env: before(env, agent, obs))
         if min(covered[name] for name in CARD_BLOCKS) >= 20:
             break
     assert all(covered[name] >= 20 for name in CARD_BLOCKS), covered
 
-    single = StationMasterEnv(num_offices=3, learner="office_1")
+    single = StationMasterEnvV0(num_offices=3, learner="office_1")
     single.reset(seed=5)
     rng = np.random.default_rng(5)
     for _ in range(40):
@@ -488,8 +491,8 @@ def trajectory(env: AECEnv, seed: int, actions_seed: int) -> tuple[list[Any], st
 def test_same_seed_and_actions_same_trajectory(offices: int) -> None:
     """Two environments reset with one seed and fed the same actions agree on every
     observation, reward, flag and info, and on the final state; another seed differs."""
-    first, first_hash = trajectory(sm_env.env(num_offices=offices, days=2), 8, 80)
-    second, second_hash = trajectory(sm_env.env(num_offices=offices, days=2), 8, 80)
+    first, first_hash = trajectory(station_master_v0.env(num_offices=offices, days=2), 8, 80)
+    second, second_hash = trajectory(station_master_v0.env(num_offices=offices, days=2), 8, 80)
     assert len(first) == len(second)
     for a, b in zip(first, second, strict=True):
         assert a[0] == b[0]
@@ -498,7 +501,7 @@ def test_same_seed_and_actions_same_trajectory(offices: int) -> None:
         assert a[2:] == b[2:]
     assert first_hash == second_hash
 
-    one, other = sm_env.env(num_offices=offices), sm_env.env(num_offices=offices)
+    one, other = station_master_v0.env(num_offices=offices), station_master_v0.env(num_offices=offices)
     one.reset(seed=8)
     other.reset(seed=9)
     assert one.unwrapped.game.state_hash() != other.unwrapped.game.state_hash()
@@ -508,7 +511,7 @@ def test_same_seed_and_actions_same_trajectory(offices: int) -> None:
 
 def test_reset_with_the_same_seed_restarts_the_same_game() -> None:
     """One environment reset twice with one seed starts the same game each time."""
-    env = sm_env.env(num_offices=3)
+    env = station_master_v0.env(num_offices=3)
     env.reset(seed=4)
     start = env.unwrapped.game.state_hash()
     play(env, 4)
@@ -520,7 +523,7 @@ def test_single_agent_same_seed_same_episode() -> None:
     """The single-agent env with the default random opponents is reproducible from its seed."""
 
     def episode(seed: int) -> list[tuple[np.ndarray, float, bool, bool]]:
-        env = StationMasterEnv(num_offices=3)
+        env = StationMasterEnvV0(num_offices=3)
         obs, _ = env.reset(seed=seed)
         quiet, rng = quiet_actions(env.aec), np.random.default_rng(0)
         out = [(obs, 0.0, False, False)]
@@ -535,7 +538,7 @@ def test_single_agent_same_seed_same_episode() -> None:
     assert len(a) == len(b)
     for x, y in zip(a, b, strict=True):
         assert np.array_equal(x[0], y[0]) and x[1:] == y[1:]
-    one, other = StationMasterEnv(num_offices=3), StationMasterEnv(num_offices=3)
+    one, other = StationMasterEnvV0(num_offices=3), StationMasterEnvV0(num_offices=3)
     one.reset(seed=6)
     other.reset(seed=7)
     assert one.aec.game.state_hash() != other.aec.game.state_hash()
@@ -562,7 +565,7 @@ def test_rewards_sum_to_revenue(offices: int) -> None:
     revenue."""
 
     def check(seed: int) -> bool:
-        env = sm_env.env(num_offices=offices, house_rules=("emergency_toolbox",))
+        env = station_master_v0.env(num_offices=offices, house_rules=("emergency_toolbox",))
         totals = play(env, seed)
         raw = env.unwrapped
         revenue = raw.game.revenue()
@@ -578,7 +581,7 @@ def test_coop_rewards_sum_to_the_team_total(offices: int) -> None:
     """Co-op: every agent's rewards sum to the team's total revenue."""
 
     def check(seed: int) -> bool:
-        env = sm_env.env(num_offices=offices, mode="coop", target_revenue=15)
+        env = station_master_v0.env(num_offices=offices, mode="coop", target_revenue=15)
         totals = play(env, seed)
         revenue = env.unwrapped.game.revenue()
         assert all(total == sum(revenue) for total in totals.values()), (seed, totals, revenue)
@@ -593,7 +596,7 @@ def test_single_agent_rewards_sum_to_the_learners_revenue(offices: int) -> None:
     (``info["revenue"]``)."""
 
     def check(seed: int) -> bool:
-        env = StationMasterEnv(num_offices=offices, house_rules=("emergency_toolbox",))
+        env = StationMasterEnvV0(num_offices=offices, house_rules=("emergency_toolbox",))
         _, info = env.reset(seed=seed)
         assert info["revenue"] == 0
         quiet, rng = quiet_actions(env.aec), np.random.default_rng(seed)
@@ -616,7 +619,7 @@ def test_infos_list_the_revenue_events_since_the_agents_last_action() -> None:
     reward ``last()`` gives it."""
     found: Counter[str] = Counter()
     for seed in range(60, 70):
-        env = sm_env.env(num_offices=3, days=2, house_rules=("emergency_toolbox",))
+        env = station_master_v0.env(num_offices=3, days=2, house_rules=("emergency_toolbox",))
         env.reset(seed=seed)
         raw = env.unwrapped
         assert all(raw.infos[a] == {"revenue_events": []} for a in env.possible_agents)
@@ -652,7 +655,7 @@ def test_revenue_events_seen_through_last_explain_the_reward() -> None:
     ledger entries behind it; so what ``last()`` gives an agent agrees: the amounts of its
     revenue events sum to its reward (competitive)."""
     for seed in range(10):
-        env = sm_env.env(num_offices=3, days=2)
+        env = station_master_v0.env(num_offices=3, days=2)
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         for agent in env.agent_iter():
@@ -667,7 +670,7 @@ def test_revenue_events_seen_through_last_explain_the_reward() -> None:
 def test_all_agents_terminate_at_game_end() -> None:
     """A one-day game ends after 12 Stages with every agent terminated (not truncated), each
     seeing its end once through ``last()``."""
-    env = sm_env.env(num_offices=3)
+    env = station_master_v0.env(num_offices=3)
     env.reset(seed=2)
     raw = env.unwrapped
     quiet, rng = quiet_actions(raw), np.random.default_rng(2)
@@ -691,7 +694,7 @@ def test_all_agents_terminate_at_game_end() -> None:
 @pytest.mark.parametrize("offices", [1, 3])
 def test_max_stages_truncates_every_agent(offices: int) -> None:
     """``max_stages=2``: every agent is truncated (not terminated) once two Stages are played."""
-    env = sm_env.env(num_offices=offices, max_stages=2)
+    env = station_master_v0.env(num_offices=offices, max_stages=2)
     env.reset(seed=7)
     raw = env.unwrapped
     quiet, rng = quiet_actions(raw), np.random.default_rng(7)
@@ -712,7 +715,7 @@ def test_max_stages_truncates_every_agent(offices: int) -> None:
 
 def test_single_agent_truncation() -> None:
     """The single-agent view passes ``max_stages`` on and reports the truncation."""
-    env = StationMasterEnv(num_offices=2, max_stages=2)
+    env = StationMasterEnvV0(num_offices=2, max_stages=2)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     terminated = truncated = False
@@ -732,7 +735,7 @@ def test_single_agent_truncation() -> None:
 def test_observations_fit_their_space(offices: int) -> None:
     """Every agent's observation is a float32 vector in its space with an int8 mask; only the
     acting agent's mask is non-zero, and it is the environment's mask."""
-    env = sm_env.env(num_offices=offices, days=2)
+    env = station_master_v0.env(num_offices=offices, days=2)
     raw = env.unwrapped
     checked = [0]
 
@@ -776,7 +779,7 @@ def test_observation_hides_other_hands_and_the_deck_order(offices: int) -> None:
     """Privacy: swapping cards between another seat's hand and the Home Office, or shuffling the
     Home Office, leaves the viewer's observation unchanged; changing its own hand does not (and
     changes only the hand section)."""
-    env = sm_env.env(num_offices=offices, days=2)
+    env = station_master_v0.env(num_offices=offices, days=2)
     raw = env.unwrapped
     rng = np.random.default_rng(offices)
     hand = raw.encoder.sections["hand"]
@@ -819,10 +822,10 @@ def test_observation_hides_other_hands_and_the_deck_order(offices: int) -> None:
 
 
 def test_masked_action_raises_and_changes_nothing() -> None:
-    """``sm_env.env(illegal_action="raise")`` raises IllegalActionError on a masked action; the
+    """``station_master_v0.env(illegal_action="raise")`` raises IllegalActionError on a masked action; the
     game, the selection and the observation stay as they were, and a legal action is then
     accepted."""
-    env = sm_env.env(num_offices=3, illegal_action="raise")
+    env = station_master_v0.env(num_offices=3, illegal_action="raise")
     env.reset(seed=1)
     raw = env.unwrapped
     agent = env.agent_selection
@@ -849,7 +852,7 @@ def test_illegal_action_terminate(kwargs: dict[str, Any]) -> None:
     action ends the game for every agent, the offender rewarded ``illegal_reward`` (-1 by
     default), the others 0; the game is left as it was."""
     illegal_reward = kwargs.get("illegal_reward", -1.0)
-    env = sm_env.env(num_offices=3, **kwargs)
+    env = station_master_v0.env(num_offices=3, **kwargs)
     env.reset(seed=1)
     raw = env.unwrapped
     offender = env.agent_selection
@@ -885,7 +888,7 @@ def test_illegal_action_terminate(kwargs: dict[str, Any]) -> None:
 def test_bad_configuration_raises_config_error(kwargs: dict[str, Any], words: tuple[str, ...]) -> None:
     """Bad options raise ConfigError (or a subclass) naming the problem."""
     with pytest.raises(ConfigError) as info:
-        sm_env.env(**kwargs)
+        station_master_v0.env(**kwargs)
     for word in words:
         assert word in str(info.value), str(info.value)
 
@@ -903,7 +906,7 @@ def test_bad_configuration_raises_config_error(kwargs: dict[str, Any], words: tu
 def test_single_agent_bad_configuration(kwargs: dict[str, Any], words: tuple[str, ...]) -> None:
     """The single-agent view rejects bad options with a ConfigError naming the problem."""
     with pytest.raises(ConfigError) as info:
-        StationMasterEnv(**kwargs)
+        StationMasterEnvV0(**kwargs)
     for word in words:
         assert word in str(info.value), str(info.value)
 
@@ -914,7 +917,7 @@ def test_single_agent_bad_configuration(kwargs: dict[str, Any], words: tuple[str
 @pytest.mark.parametrize("offices", [1, 3, 6])
 def test_render_ansi(offices: int) -> None:
     """``render_mode="ansi"`` returns the table as text naming every agent."""
-    env = sm_env.env(num_offices=offices, render_mode="ansi")
+    env = station_master_v0.env(num_offices=offices, render_mode="ansi")
     env.reset(seed=3)
     texts = [env.render()]
     quiet, rng = quiet_actions(env.unwrapped), np.random.default_rng(3)
@@ -932,7 +935,7 @@ def test_render_ansi(offices: int) -> None:
 
 def test_render_human_prints(capsys: pytest.CaptureFixture[str]) -> None:
     """``render_mode="human"`` prints the table (also after each step) and returns None."""
-    env = sm_env.env(num_offices=2, render_mode="human")
+    env = station_master_v0.env(num_offices=2, render_mode="human")
     env.reset(seed=3)
     assert env.render() is None
     out = capsys.readouterr().out
@@ -944,7 +947,7 @@ def test_render_human_prints(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_render_without_mode_returns_none(capsys: pytest.CaptureFixture[str]) -> None:
     """Without a render mode ``render()`` returns None and prints nothing."""
-    env = sm_env.env(num_offices=2)
+    env = station_master_v0.env(num_offices=2)
     env.reset(seed=3)
     assert env.render() is None
     assert capsys.readouterr().out == ""
@@ -956,9 +959,9 @@ def test_render_without_mode_returns_none(capsys: pytest.CaptureFixture[str]) ->
 def test_gym_make_spaces_and_action_masks() -> None:
     """``gymnasium.make("StationMaster-v0")``: a float32 Box observation, a Discrete action
     space, and ``action_masks()`` a bool array of its size matching the AEC mask."""
-    env = gymnasium.make(sm_env.GYM_ID, num_offices=3)
+    env = gymnasium.make(sm_env.GYM_ID_V0, num_offices=3)
     obs, info = env.reset(seed=0)
-    inner: StationMasterEnv = env.unwrapped
+    inner: StationMasterEnvV0 = env.unwrapped
     assert isinstance(env.action_space, gymnasium.spaces.Discrete)
     assert obs.dtype == np.float32 and env.observation_space.contains(obs)
     assert info["revenue"] == 0 and info["revenue_events"] == []
@@ -996,7 +999,7 @@ class CallablePolicy:
         return int(self.rng.choice(np.flatnonzero(mask)))
 
 
-def run_episode(env: StationMasterEnv, seed: int) -> tuple[float, dict[str, Any]]:
+def run_episode(env: StationMasterEnvV0, seed: int) -> tuple[float, dict[str, Any]]:
     """A whole lively episode; returns the reward sum and the last info."""
     obs, info = env.reset(seed=seed)
     quiet, rng = quiet_actions(env.aec), np.random.default_rng(seed)
@@ -1016,7 +1019,7 @@ def test_single_agent_opponent_kinds(kind: str) -> None:
     """Opponents may be None (random), bots with ``choose(view)``, ``(obs, mask) -> action``
     callables, or a dict of any of these per agent; each plays its seats to the game end."""
     offices = 4
-    size = sm_env.raw_env(num_offices=offices).encoder.size
+    size = station_master_v0.raw_env(num_offices=offices).encoder.size
     counted: list[Any] = []
     if kind == "random":
         opponents: Any = None
@@ -1029,7 +1032,7 @@ def test_single_agent_opponent_kinds(kind: str) -> None:
     else:
         counted = [CountingRandomAgent(6), CallablePolicy(size, 6)]
         opponents = {"office_0": None, "office_1": counted[0], "office_3": counted[1]}
-    env = StationMasterEnv(opponents=opponents, learner="office_2", num_offices=offices)
+    env = StationMasterEnvV0(opponents=opponents, learner="office_2", num_offices=offices)
     total, info = run_episode(env, 9)
     assert total == info["revenue"]
     for opponent in counted:
@@ -1042,7 +1045,7 @@ def test_single_agent_masked_action() -> None:
     episode too; with "raise" it raises. (More in tests/test_gym_contract.py.)"""
     results = {}
     for mode in ("penalize", "terminate", "raise"):
-        env = StationMasterEnv(num_offices=2, illegal_action=mode, illegal_reward=-2.0)
+        env = StationMasterEnvV0(num_offices=2, illegal_action=mode, illegal_reward=-2.0)
         obs, _ = env.reset(seed=4)
         masks = env.action_masks()
         masked = int(np.flatnonzero(~masks)[0])
@@ -1062,7 +1065,7 @@ def test_single_agent_masked_action() -> None:
         if mode != "terminate":
             assert np.array_equal(env.action_masks(), masks)
     assert results == {"penalize": False, "terminate": True}
-    default = StationMasterEnv(num_offices=2)
+    default = StationMasterEnvV0(num_offices=2)
     assert default.illegal_action == "penalize"
     default.reset(seed=4)
     assert default.step(int(np.flatnonzero(~default.action_masks())[0]))[1] == -1.0
@@ -1076,7 +1079,7 @@ def test_maskable_ppo_learns_and_predicts_unmasked_actions(one_torch_thread: Non
     model can serve as an opponent (``predict(obs, action_masks=...)``)."""
     from sb3_contrib import MaskablePPO
 
-    env = gymnasium.make(sm_env.GYM_ID, num_offices=2)
+    env = gymnasium.make(sm_env.GYM_ID_V0, num_offices=2)
     model = MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, seed=0)
     model.learn(total_timesteps=1024)
     assert model.num_timesteps >= 1024
@@ -1090,7 +1093,7 @@ def test_maskable_ppo_learns_and_predicts_unmasked_actions(one_torch_thread: Non
         if terminated or truncated:
             obs, _ = env.reset()
 
-    against = StationMasterEnv(opponents=model, num_offices=2)
+    against = StationMasterEnvV0(opponents=model, num_offices=2)
     total, info = run_episode(against, 12)
     assert total == info["revenue"]
 
@@ -1101,7 +1104,7 @@ def test_maskable_ppo_with_a_dummy_vec_env(one_torch_thread: None) -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    venv = DummyVecEnv([lambda: gymnasium.make(sm_env.GYM_ID, num_offices=2) for _ in range(2)])
+    venv = DummyVecEnv([lambda: gymnasium.make(sm_env.GYM_ID_V0, num_offices=2) for _ in range(2)])
     model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=64, seed=0, n_epochs=2)
     model.learn(total_timesteps=512)
     obs = venv.reset()

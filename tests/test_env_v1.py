@@ -17,13 +17,13 @@ from pettingzoo import AECEnv
 from pettingzoo.test import api_test, seed_test
 
 import sm_env
-from sm_env.actions import IllegalActionError
+from sm_env import IllegalActionError
 from sm_env.actions_v1 import Speller, TokenTable
-from sm_env.aec_v1 import raw_env_v1
 from sm_env.core.intents import Intent
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState
 from sm_env.single_agent import StationMasterEnvV1
+from sm_env.station_master_v1 import raw_env as raw_env_v1
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be:UserWarning"),
@@ -96,7 +96,7 @@ def test_metadata_and_sizes() -> None:
     """v1 is its own version beside v0: a few hundred tokens and a compact observation."""
     raw = sm_env.raw_env_v1(num_offices=3)
     assert raw.metadata["name"] == "station_master_v1"
-    assert sm_env.raw_env(num_offices=3).metadata["name"] == "station_master_v0"
+    assert sm_env.station_master_v0.raw_env(num_offices=3).metadata["name"] == "station_master_v0"
     assert 300 < raw.table.size < 1000
     assert raw.encoder.size < 4000
     assert raw.action_space("office_0").n == raw.table.size
@@ -392,7 +392,7 @@ def test_made_env_is_v1_and_v0_makes_no_warning() -> None:
     assert isinstance(env.unwrapped, StationMasterEnvV1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        gymnasium.make(sm_env.GYM_ID)
+        gymnasium.make(sm_env.GYM_ID_V0)
 
 
 def test_single_agent_masked_tokens_are_penalized_and_rewards_add_up() -> None:

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import sm_env
-from sm_env.actions import IllegalActionError
-from sm_env.single_agent import StationMasterEnv
+from sm_env import IllegalActionError
+from sm_env.single_agent import StationMasterEnvV0
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,12 +28,12 @@ QUIET_BLOCKS = ("pass", "end_switching", "end_turn", "discard", "end_consist", "
 
 
 def made(**kwargs: Any) -> gymnasium.Env[np.ndarray, np.int64]:
-    return gymnasium.make(sm_env.GYM_ID, **kwargs)
+    return gymnasium.make(sm_env.GYM_ID_V0, **kwargs)
 
 
-def inner(env: gymnasium.Env[np.ndarray, np.int64]) -> StationMasterEnv:
+def inner(env: gymnasium.Env[np.ndarray, np.int64]) -> StationMasterEnvV0:
     unwrapped = env.unwrapped
-    assert isinstance(unwrapped, StationMasterEnv)
+    assert isinstance(unwrapped, StationMasterEnvV0)
     return unwrapped
 
 
@@ -92,7 +92,7 @@ def test_masked_actions_in_the_middle_of_a_game_and_of_a_move() -> None:
         while not done:
             assert raw.game is not None
             masks = inner(env).action_masks()
-            spelling = raw._builder is not None and raw._builder.started
+            spelling = raw.spaces.builder is not None and raw.spaces.builder.started
             if spelling or rng.random() < 0.2:
                 state_hash, obs = raw.game.state_hash(), raw.observe(raw.agent_selection)["observation"]
                 _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(~masks))))
@@ -223,8 +223,8 @@ def test_metadata_and_spec() -> None:
     env = made()
     assert env.metadata["render_modes"] == ["ansi", "human"]
     assert env.metadata["render_fps"] == 1
-    assert env.spec is not None and env.spec.id == sm_env.GYM_ID
-    assert env.spec.entry_point == "sm_env.single_agent:StationMasterEnv"
+    assert env.spec is not None and env.spec.id == sm_env.GYM_ID_V0
+    assert env.spec.entry_point == "sm_env.single_agent:StationMasterEnvV0"
     assert inner(env).illegal_action == "penalize" and inner(env).illegal_reward == -1.0
 
 
@@ -358,37 +358,36 @@ def test_importing_the_package_loads_no_rl_framework(module: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("imports", "env_id"),
+    ("imports", "prefix"),
     [
-        ("import gymnasium, sm_env", sm_env.GYM_ID),
-        ("import sm_env, gymnasium", sm_env.GYM_ID),
-        ("import sm_env.core.state, gymnasium", sm_env.GYM_ID),
-        ("import sm_env; from gymnasium import spaces; import gymnasium", sm_env.GYM_ID),
-        ("import sm_env; import pettingzoo; import gymnasium", sm_env.GYM_ID),
-        (
-            "import importlib.util, sm_env; importlib.util.find_spec('gymnasium'); import gymnasium",
-            sm_env.GYM_ID,
-        ),
-        ("import gymnasium", f"sm_env:{sm_env.GYM_ID}"),  # make imports the package itself
+        ("import gymnasium, sm_env", ""),
+        ("import sm_env, gymnasium", ""),
+        ("import sm_env.core.state, gymnasium", ""),
+        ("import sm_env; from gymnasium import spaces; import gymnasium", ""),
+        ("import sm_env; import pettingzoo; import gymnasium", ""),
+        ("import importlib.util, sm_env; importlib.util.find_spec('gymnasium'); import gymnasium", ""),
+        ("import gymnasium", "sm_env:"),  # make imports the package itself
     ],
 )
-def test_gymnasium_make_works_whatever_the_import_order(imports: str, env_id: str) -> None:
-    """``gymnasium.make("StationMaster-v0")`` works once both are imported, in any order, and
-    ``gymnasium.make("sm_env:StationMaster-v0")`` with Gymnasium alone (a subprocess, say)."""
+def test_gymnasium_make_works_whatever_the_import_order(imports: str, prefix: str) -> None:
+    """``gymnasium.make("StationMaster-v1")`` and ``-v0`` work once both are imported, in any
+    order, and ``gymnasium.make("sm_env:StationMaster-v1")`` with Gymnasium alone (a fresh
+    interpreter, a worker process say: Gymnasium 1 has no plugins that would import it)."""
     result = run_python(
         f"{imports}\n"
-        f"env = gymnasium.make({env_id!r}, num_offices=2)\n"
-        "obs, info = env.reset(seed=1)\n"
-        "print(type(env.unwrapped).__name__, obs.shape[0] > 0)\n"
+        f"for env_id in {[prefix + sm_env.GYM_ID_V1, prefix + sm_env.GYM_ID_V0]!r}:\n"
+        "    env = gymnasium.make(env_id, num_offices=2)\n"
+        "    obs, info = env.reset(seed=1)\n"
+        "    print(type(env.unwrapped).__name__, obs.shape[0] > 0)\n"
     )
-    assert result.stdout.split() == ["StationMasterEnv", "True"]
+    assert result.stdout.split() == ["StationMasterEnvV1", "True", "StationMasterEnvV0", "True"]
 
 
 def _station_master_2() -> gymnasium.Env[Any, Any]:
     """A made env for the vector envs (module level: SubprocVecEnv pickles its factories)."""
     import sm_env  # noqa: F401 - registers the id in a worker process
 
-    return gymnasium.make(sm_env.GYM_ID, num_offices=2, days=1)
+    return gymnasium.make(sm_env.GYM_ID_V0, num_offices=2, days=1)
 
 
 def test_subproc_vec_env_trajectories_equal_a_serial_run() -> None:

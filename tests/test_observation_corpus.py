@@ -35,7 +35,7 @@ def _corpus() -> list[Replay]:
 def _raw_env(version: str, replay: Replay) -> Any:
     import sm_env
 
-    make = sm_env.raw_env_v1 if version == "v1" else sm_env.raw_env
+    make = sm_env.raw_env_v1 if version == "v1" else sm_env.station_master_v0.raw_env
     return make(
         num_offices=replay.config.offices,
         days=replay.config.days,

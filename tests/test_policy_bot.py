@@ -12,11 +12,11 @@ import pytest
 
 from agents import make_bot, play_game
 from agents.policy import PolicyBot, PolicyFileError, PolicyNet, shipped_policy_path
-from sm_env.aec_v1 import raw_env_v1
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.intents import PlaceCard
 from sm_env.core.rng import Rng
+from sm_env.station_master_v1 import raw_env as raw_env_v1
 
 
 def _random_policy_file(path: Path, offices: int, seed: int = 0) -> Path:

@@ -24,7 +24,7 @@ from sm_env.core.scenarios import apply_scenarios
 from sm_env.core.state import GameState
 from sm_env.shaping import REGISTRY as POTENTIALS
 from sm_env.shaping import prospects
-from sm_env.single_agent import StationMasterEnv
+from sm_env.single_agent import SingleAgentEnv
 
 WRAPPED_WARNING = "ignore:.*is different from the unwrapped version:UserWarning"
 
@@ -33,9 +33,9 @@ def made(gym_id: str = sm_env.GYM_ID_V1, **kwargs: Any) -> gymnasium.Env[np.ndar
     return gymnasium.make(gym_id, **kwargs)
 
 
-def inner(env: gymnasium.Env[np.ndarray, np.int64]) -> StationMasterEnv:
+def inner(env: gymnasium.Env[np.ndarray, np.int64]) -> SingleAgentEnv:
     unwrapped = env.unwrapped
-    assert isinstance(unwrapped, StationMasterEnv)
+    assert isinstance(unwrapped, SingleAgentEnv)
     return unwrapped
 
 
@@ -62,7 +62,7 @@ def episode(
 # --------------------------------------------------------------------------- shaping
 
 
-@pytest.mark.parametrize("gym_id", [sm_env.GYM_ID_V1, sm_env.GYM_ID])
+@pytest.mark.parametrize("gym_id", [sm_env.GYM_ID_V1, sm_env.GYM_ID_V0])
 def test_shaping_leaves_the_game_and_the_revenue_reward_alone(gym_id: str) -> None:
     """Same seed and actions with and without shaping: the same game, bit for bit, and
     ``info["revenue_reward"]`` is the unshaped env's reward at every step (R2.4.7)."""
@@ -279,7 +279,7 @@ def test_scenarios_in_order_and_through_the_env() -> None:
 
 @pytest.mark.filterwarnings(WRAPPED_WARNING)
 @pytest.mark.filterwarnings("error")
-@pytest.mark.parametrize("gym_id", [sm_env.GYM_ID_V1, sm_env.GYM_ID])
+@pytest.mark.parametrize("gym_id", [sm_env.GYM_ID_V1, sm_env.GYM_ID_V0])
 def test_check_env_with_the_options_on(gym_id: str) -> None:
     from gymnasium.utils.env_checker import check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check_env

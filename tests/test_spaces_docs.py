@@ -34,7 +34,7 @@ def table_rows(text: str) -> dict[str, tuple[int, int]]:
 def test_actions_doc_lists_every_block_of_the_layout() -> None:
     table = ActionTable(CONFIG, load_catalogue())
     documented = table_rows(v0_part("actions.md"))
-    assert documented == {name: (start, size) for name, start, size, _, _ in table.layout()}
+    assert documented == {block.name: (block.start, block.size) for block in table.blocks.values()}
     assert f"N = {table.size})" in v0_part("actions.md")
 
 
@@ -58,10 +58,10 @@ def test_cached_card_planes_match_a_fresh_encoding() -> None:
     one built from scratch."""
     import numpy as np
 
-    import sm_env
+    from sm_env import station_master_v0
 
     for seed in range(3):
-        env = sm_env.env(num_offices=2, days=2)
+        env = station_master_v0.env(num_offices=2, days=2)
         env.reset(seed=seed)
         raw = env.unwrapped
         rng = np.random.default_rng(seed)
@@ -74,7 +74,7 @@ def test_cached_card_planes_match_a_fresh_encoding() -> None:
                 continue
             fresh.reset_cache()
             expected = fresh.encode(
-                raw.game, raw.seat_of(agent), raw._builder, np.empty(fresh.size, np.float32)
+                raw.game, raw.seat_of(agent), raw.spaces.builder, np.empty(fresh.size, np.float32)
             )
             assert np.array_equal(obs["observation"], expected)
             placed = max(placed, sum(len(st.grid) for st in raw.game.stations))
@@ -88,7 +88,7 @@ def test_actions_doc_lists_every_v1_block() -> None:
 
     table = TokenTable(CONFIG, load_catalogue())
     text = current("actions.md")
-    assert table_rows(text) == {name: (start, size) for name, start, size, _, _ in table.layout()}
+    assert table_rows(text) == {block.name: (block.start, block.size) for block in table.blocks.values()}
     assert f"N = {table.size})" in text
     sizes = [TokenTable(GameConfig(offices=k), load_catalogue()).size for k in (1, 3, 6)]
     assert sizes == [432 + 3 * k for k in (1, 3, 6)]

@@ -58,7 +58,8 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=1)
     args = parser.parse_args()
 
-    for name, make in (("station_master_v0", sm_env.env), ("station_master_v1", sm_env.env_v1)):
+    versions = (("station_master_v0", sm_env.station_master_v0.env), ("station_master_v1", sm_env.env))
+    for name, make in versions:
         env = make(num_offices=args.offices, days=args.days)
         steps, seconds, t_mask, t_last, t_step = play(env, args.games)
         raw = env.unwrapped

@@ -2,7 +2,7 @@
 
 - the rules core under random legal play: decisions/s and games/s at 1, 3 and 6 offices;
   clone time; cost per game as offices (1-6) and days (1-5) grow;
-- the PettingZoo AEC env (``sm_env.env``) under uniform random masked actions, reset excluded
+- the PettingZoo AEC env (``station_master_v0.env``) under uniform random masked actions, reset excluded
   and included, beside PettingZoo's ``connect_four_v3`` and a trivial AEC env with the same
   spaces and wrapper but no rules, with the ratios; reset time and memory per env. These envs
   are played in turn for several rounds and each figure is its fastest round, so a machine
@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 
 import sm_env
 from agents import seat_seed
-from sm_env.aec import wrap
+from sm_env.base import wrap
 from sm_env.core import COMPILED, GameConfig, Rng, compiled_modules, new_game
 from sm_env.single_agent import StationMasterEnvV1
 
@@ -242,10 +242,10 @@ def trivial_aec(observation_size: int, actions: int) -> AECEnv:
 
 
 def env_memory(offices: int, version: int = 0) -> float:
-    """KiB allocated by making and resetting one ``sm_env.env`` (``env_v1`` for version 1)."""
+    """KiB allocated by making and resetting one ``station_master_v0.env`` (v1's for version 1)."""
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    env = (sm_env.env_v1 if version else sm_env.env)(num_offices=offices)
+    env = (sm_env.station_master_v1 if version else sm_env.station_master_v0).env(num_offices=offices)
     env.reset(seed=0)
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
@@ -460,7 +460,7 @@ class AecPlays:
 def play_aec_envs(size: Size) -> AecPlays:
     """Both versions of the AEC env, a trivial env with each one's spaces, and connect_four_v3
     (when installed), in turn for ``size.rounds`` rounds."""
-    station = sm_env.env(num_offices=ENV_OFFICES)
+    station = sm_env.station_master_v0.env(num_offices=ENV_OFFICES)
     raw = station.unwrapped
     station_v1 = sm_env.env_v1(num_offices=ENV_OFFICES)
     raw_v1 = station_v1.unwrapped

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from sm_env.core import card_play, cargo, collisions, local_ops, mainline, new_train
@@ -68,6 +69,10 @@ DROPS = tuple(range(MAX_TRAY_CARS + 1))  # 0..4 cars
 BOOLS = (False, True)
 
 
+def _as_is(catalogue: Catalogue, value: Any) -> object:
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Param:
     """One parameter of an action block: its label, its values in a configuration, and how a
@@ -75,7 +80,7 @@ class Param:
 
     label: str
     values: Callable[[GameConfig, Catalogue], Sequence[Any]]
-    show: Callable[[Catalogue, Any], object] = lambda catalogue, value: value
+    show: Callable[[Catalogue, Any], object] = _as_is
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +103,24 @@ class IntentEntry:
         return kind
 
 
+# The parameters' functions are module-level functions and partials of them, not lambdas, so
+# the tables built from them (and the environments holding those) pickle and deep-copy.
+
+
+def _given(values: Sequence[Any], config: GameConfig, catalogue: Catalogue) -> Sequence[Any]:
+    return values
+
+
 def _fixed(values: Sequence[Any]) -> Callable[[GameConfig, Catalogue], Sequence[Any]]:
-    return lambda config, catalogue: values
+    return partial(_given, values)
+
+
+def _cards_of_kinds(kinds: tuple[CardKind, ...], config: GameConfig, catalogue: Catalogue) -> Sequence[int]:
+    return [card for kind in kinds for card in catalogue.of_kind(kind)]
 
 
 def _cards_of(*kinds: CardKind) -> Callable[[GameConfig, Catalogue], Sequence[int]]:
-    return lambda config, catalogue: [card for kind in kinds for card in catalogue.of_kind(kind)]
+    return partial(_cards_of_kinds, kinds)
 
 
 def _card_id(catalogue: Catalogue, card: int) -> str:
@@ -112,6 +129,18 @@ def _card_id(catalogue: Catalogue, card: int) -> str:
 
 def _name(catalogue: Catalogue, value: Any) -> str:
     return str(value.name.lower())
+
+
+def _car_type_name(catalogue: Catalogue, car_type: int) -> str:
+    return CAR_TYPES[car_type]
+
+
+def _end_name(catalogue: Catalogue, end: int) -> str:
+    return END_NAMES[end]
+
+
+def _car_code_name(catalogue: Catalogue, code: int) -> str:
+    return car_name(code)
 
 
 def _trays(config: GameConfig, catalogue: Catalogue) -> Sequence[int]:
@@ -124,7 +153,7 @@ def _all_cards(config: GameConfig, catalogue: Catalogue) -> Sequence[int]:
 
 DEPARTMENT = Param("department", _fixed(range(DEPARTMENTS)))
 CELL = Param("cell", _fixed(CELLS))
-CARGO_TYPE = Param("car type", _fixed(CARGO_TYPES), lambda catalogue, t: CAR_TYPES[t])
+CARGO_TYPE = Param("car type", _fixed(CARGO_TYPES), _car_type_name)
 TRAY = Param("tray", _trays)
 CARD = Param("card", _all_cards, _card_id)
 
@@ -136,6 +165,22 @@ def _load(car_type: int) -> int:
 
 def _modifier(seat: int, card: int, cell: Cell, offset: Cell) -> PlaceModifier:
     return PlaceModifier(seat, card, cell, (cell[0] + offset[0], cell[1] + offset[1]))
+
+
+def _stock_outbound(seat: int, cell: Cell, car_type: int) -> StockOutbound:
+    return StockOutbound(seat, cell, _load(car_type))
+
+
+def _clear_inbound(seat: int, cell: Cell, car_type: int) -> ClearInbound:
+    return ClearInbound(seat, cell, _load(car_type))
+
+
+def _unjam(seat: int, cell: Cell, area: Area, car_type: int) -> Unjam:
+    return Unjam(seat, cell, area, _load(car_type))
+
+
+def _labor(seat: int, cell: Cell, spot: Spot, car_type: int) -> Labor:
+    return Labor(seat, cell, spot, _load(car_type))
 
 
 LOCAL = frozenset({Phase.LOCAL_OPS})
@@ -164,13 +209,13 @@ INTENTS: tuple[IntentEntry, ...] = (
         StockOutbound,
         LOCAL,
         local_ops.apply_stock_outbound,
-        (Block("stock_outbound", (CELL, CARGO_TYPE), lambda s, cell, t: StockOutbound(s, cell, _load(t))),),
+        (Block("stock_outbound", (CELL, CARGO_TYPE), _stock_outbound),),
     ),
     IntentEntry(
         ClearInbound,
         LOCAL,
         local_ops.apply_clear_inbound,
-        (Block("clear_inbound", (CELL, CARGO_TYPE), lambda s, cell, t: ClearInbound(s, cell, _load(t))),),
+        (Block("clear_inbound", (CELL, CARGO_TYPE), _clear_inbound),),
     ),
     IntentEntry(
         Unjam,
@@ -180,7 +225,7 @@ INTENTS: tuple[IntentEntry, ...] = (
             Block(
                 "unjam",
                 (CELL, Param("area", _fixed(tuple(Area)), _name), CARGO_TYPE),
-                lambda s, cell, area, t: Unjam(s, cell, area, _load(t)),
+                _unjam,
             ),
         ),
     ),
@@ -197,7 +242,7 @@ INTENTS: tuple[IntentEntry, ...] = (
                 "move_step",
                 (
                     Param("drops", _fixed(DROPS)),
-                    Param("end", _fixed(range(len(END_NAMES))), lambda c, e: END_NAMES[e]),
+                    Param("end", _fixed(range(len(END_NAMES))), _end_name),
                 ),
             ),
             Block("move_stop", (Param("drops", _fixed(DROPS)), Param("push", _fixed(DROPS)))),
@@ -244,11 +289,7 @@ INTENTS: tuple[IntentEntry, ...] = (
         AddCar,
         frozenset({Phase.NEW_TRAIN, Phase.EXTRA_CONSIST}),
         new_train.apply_add_car,
-        (
-            Block(
-                "add_car", (Param("car", _fixed(range(N_CAR_CODES)), lambda c, code: car_name(code)),), AddCar
-            ),
-        ),
+        (Block("add_car", (Param("car", _fixed(range(N_CAR_CODES)), _car_code_name),), AddCar),),
     ),
     IntentEntry(
         EndConsist,
@@ -282,7 +323,7 @@ INTENTS: tuple[IntentEntry, ...] = (
             Block(
                 "labor",
                 (CELL, Param("spot", _fixed(tuple(Spot)), _name), CARGO_TYPE),
-                lambda s, cell, spot, t: Labor(s, cell, spot, _load(t)),
+                _labor,
             ),
         ),
     ),

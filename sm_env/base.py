@@ -1,23 +1,25 @@
-"""The PettingZoo AEC environment of Station Master.
+"""The shared base of Station Master's PettingZoo AEC environments, every version.
 
-``sm_env.env(**config)`` is the raw environment wrapped as PettingZoo's classic environments
-are (an illegal move ends the game, bounds checking, order enforcing);
-``sm_env.raw_env(**config)`` is the bare one, which raises ``IllegalActionError`` on a masked
-action and changes nothing. Agents
-are ``office_0`` ... ``office_{n-1}``: agent ``office_k`` is the seat that holds office ``k``
-(west to east) when the game starts. With Employee Rotation (RB.3) a seat moves to the next
-station every day and its agent moves with it.
+A version is a ``Spaces`` class (its action codec and mask, its observation encoder, and how
+it spells a decision that takes more than one action) and a short module,
+``sm_env.station_master_v<N>``, whose ``raw_env`` is ``StationMasterBase`` on those spaces
+and whose ``env`` is that behind ``ClassicWrapper``. Everything else is here, once: the
+configuration, the agents and their seats, rewards and revenue events, reset (with starting
+scenarios), truncation, rendering, the checks of an action, ``step_intent`` for bots, and
+the wrapper.
 
-Actions are one ``Discrete(N)`` per configuration (``sm_env.actions``, docs/actions.md); the
-observation is a dict of ``"observation"`` (``sm_env.observations``, docs/observations.md) and
-``"action_mask"``. The reward is the change of the agent's revenue, accumulated between its
-turns as PettingZoo does; in co-op every agent gets the change of the team's total.
+Agents are ``office_0`` ... ``office_{n-1}``: agent ``office_k`` is the seat that holds office
+``k`` (west to east) when the game starts. With Employee Rotation (RB.3) a seat moves to the
+next station every day and its agent moves with it. The observation is a dict of
+``"observation"`` and ``"action_mask"``. The reward is the change of the agent's revenue,
+accumulated between its turns as PettingZoo does; in co-op every agent gets the change of the
+team's total.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 from gymnasium import spaces
@@ -25,8 +27,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from sm_env.actions import ActionTable, IllegalActionError
 from sm_env.core import (
+    Catalogue,
     ConfigError,
     GameConfig,
     GameState,
@@ -35,32 +37,80 @@ from sm_env.core import (
     Intent,
     Mode,
     MoveTray,
-    Phase,
     apply_scenarios,
     board_text,
     describe,
     load_catalogue,
     new_game,
 )
-from sm_env.moves import MoveBuilder, spell
-from sm_env.observations import ObservationEncoder
+from sm_env.layout import IllegalActionError
 
-NAME = "station_master_v0"
+RENDER_MODES = ("ansi", "human")
 
 
-def env(illegal_action: str = "terminate", illegal_reward: float = -1.0, **config: Any) -> AECEnv:
-    """The wrapped environment, as PettingZoo wraps its classic games. A masked action, by
-    default (``illegal_action="terminate"``), ends the game for every agent, the offender
-    rewarded ``illegal_reward`` (-1) and the others 0 (PettingZoo's ``TerminateIllegalWrapper``,
-    which the classic games use); the game itself is left as it was. ``"raise"`` raises
-    ``IllegalActionError`` instead and changes nothing, to catch a bot's mistakes early. An
-    action outside the space fails the bounds assertion of ``AssertOutOfBoundsWrapper``. The
-    three wrappers' behaviour comes from one layer, ``ClassicWrapper``."""
-    return wrap(raw_env(**config), illegal_action, illegal_reward)
+class Encoder(Protocol):
+    """A version's observation encoder (``ObservationEncoder``, ``ObservationEncoderV1``)."""
+
+    size: int
+
+
+class Codec(Protocol):
+    """A version's action layout (``ActionTable``, ``TokenTable``)."""
+
+    size: int
+
+    def describe(self, action: int) -> str: ...
+
+
+class Spaces(Protocol):
+    """One version's spaces, for one environment: built from the configuration, told of each
+    new game and of each intent applied, it answers the mask of the agent to act, takes its
+    actions one at a time and encodes what a seat sees. An action is ``take``-n only while the
+    mask offers it; the game moves only when an intent is complete."""
+
+    @property
+    def table(self) -> Codec: ...
+
+    @property
+    def encoder(self) -> Encoder: ...
+
+    def __init__(self, config: GameConfig, catalogue: Catalogue) -> None: ...
+
+    def new_game(self, game: GameState) -> None:
+        """Forget the last game's decision and caches: ``game`` begins (or begins again)."""
+
+    def mask(self) -> np.ndarray:
+        """The mask of the agent to act now (int8, 1 = legal), the spaces' own array."""
+
+    def take(self, action: int) -> Intent | None:
+        """Take an action in ``[0, table.size)``: the intent it completes, or None while the
+        decision goes on. KeyError, changing nothing, when the mask does not offer it."""
+
+    def applied(self) -> None:
+        """The game moved on by one intent (taken, or given to ``step_intent``)."""
+
+    def observe(self, seat: int, acting: bool) -> dict[str, np.ndarray]:
+        """``seat``'s observation and mask, new arrays (the mask all zeros unless ``acting``)."""
+
+    def spelling(self) -> str | None:
+        """What the agent to act has begun to spell in several actions, or None."""
+
+    def completes(self, seat: int, action: int, acting: bool) -> Intent | None:
+        """The intent that ``action`` of ``seat`` completes, when that alone names one."""
+
+    def spell(self, intent: Intent) -> list[int]:
+        """The actions that make ``intent``, from those of the decision taken so far."""
 
 
 def wrap(raw: AECEnv, illegal_action: str, illegal_reward: float) -> AECEnv:
-    """A raw environment (of any version) behind the checks ``env`` documents."""
+    """A raw environment (of any version) behind the checks every version's ``env`` does: a
+    masked action, by default (``illegal_action="terminate"``), ends the game for every agent,
+    the offender rewarded ``illegal_reward`` (-1) and the others 0 (PettingZoo's
+    ``TerminateIllegalWrapper``, which the classic games use); the game itself is left as it
+    was. ``"raise"`` raises ``IllegalActionError`` instead and changes nothing, to catch a
+    bot's mistakes early. An action outside the space fails the bounds assertion of
+    ``AssertOutOfBoundsWrapper``. The three wrappers' behaviour comes from one layer,
+    ``ClassicWrapper``."""
     if illegal_action not in ("terminate", "raise"):
         raise ConfigError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
     return ClassicWrapper(raw, illegal_reward if illegal_action == "terminate" else None)
@@ -178,16 +228,16 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         return str(self._raw)
 
 
-RENDER_MODES = ("ansi", "human")
+class StationMasterBase(AECEnv):  # type: ignore[misc]
+    """The raw AEC environment on a version's ``spaces_class``; a masked action raises
+    ``IllegalActionError`` and changes nothing."""
 
+    metadata: ClassVar[dict[str, Any]]  # each version's, with its name
+    spaces_class: ClassVar[type[Spaces]]
 
-class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": NAME,
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    # Bound to the spaces' own method at construction: asking the mask (the wrapper does at
+    # every step) goes through no layer of the env's.
+    action_mask: Callable[[], np.ndarray]
 
     def __init__(
         self,
@@ -225,29 +275,24 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         self.max_stages = max_stages
         self.render_mode = render_mode
         self.catalogue = load_catalogue()
-        n = self.config.offices
-        self.possible_agents = [f"office_{k}" for k in range(n)]
+        self.possible_agents = [f"office_{k}" for k in range(self.config.offices)]
         self.agents = self.possible_agents[:]
-        self._build_spaces()
-        self.game: GameState | None = None
-        self._builder: MoveBuilder | None = None
-        self._mask: np.ndarray | None = None
-        self._seat_of: dict[str, int] = {}
-        self._agent_of: list[str] = []
-        self._ledger_seen = 0
-
-    # ------------------------------------------------------------------ spaces
-
-    def _build_spaces(self) -> None:
-        """The action table, the observation encoder and the spaces of this version."""
-        self.table = ActionTable(self.config, self.catalogue)
-        self.encoder = ObservationEncoder(self.config, self.catalogue, self.table)
-        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        self.spaces = self.spaces_class(self.config, self.catalogue)
+        self.action_mask = self.spaces.mask
+        self.table = self.spaces.table
+        self.encoder = self.spaces.encoder
+        self._size = size = self.table.size
+        self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
         obs_box = spaces.Box(low=-1.0, high=1.0, shape=(self.encoder.size,), dtype=np.float32)
-        mask_box = spaces.Box(low=0, high=1, shape=(self.table.size,), dtype=np.int8)
+        mask_box = spaces.Box(low=0, high=1, shape=(size,), dtype=np.int8)
         self.observation_spaces = {
             a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
         }
+        self.game: GameState | None = None
+        self.decision_done = False  # whether the last step completed a decision (and moved the game)
+        self._seat_of: dict[str, int] = {}
+        self._agent_of: list[str] = []
+        self._ledger_seen = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -270,7 +315,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
             if agent not in self.possible_agents:
                 raise ConfigError(f"scenario_agent must be one of {self.possible_agents}, got {agent!r}")
             apply_scenarios(game, scenario, game.seat_of_office[self.possible_agents.index(agent)])
-        self.encoder.reset_cache()
+        self.spaces.new_game(game)
         game.events.clear()
         self.agents = self.possible_agents[:]
         self._agent_of = [""] * self.config.offices
@@ -284,6 +329,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {"revenue_events": []} for a in self.agents}
         self._ledger_seen = 0
+        self.decision_done = False
         self._refresh()
 
     def seat_of(self, agent: str) -> int:
@@ -294,59 +340,32 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
 
     # ------------------------------------------------------------------ decisions
 
-    def action_mask(self) -> np.ndarray:
-        """The mask of the agent to act now (int8, 1 = legal)."""
-        if self._mask is None:
-            self._mask = self._build_mask()
-        return self._mask
-
-    def _build_mask(self) -> np.ndarray:
-        mask = np.zeros(self.table.size, dtype=np.int8)
-        game = self._game()
-        if game.is_terminal():
-            return mask
-        if game.phase is Phase.SWITCHING:
-            builder = self._move_builder()
-            mask[builder.options()] = 1
-            if not builder.started:
-                mask[self.table.blocks["end_switching"].start] = 1
-            return mask
-        action_of = self.table.action_of
-        mask[[action_of[intent] for intent in game.legal_intents()]] = 1
-        return mask
-
-    def _move_builder(self) -> MoveBuilder:
-        if self._builder is None:
-            game = self._game()
-            moves = [i for i in game.legal_intents() if isinstance(i, MoveTray)]
-            cells = {i: t.cell for i, t in enumerate(game.trays) if t.cell is not None}
-            self._builder = MoveBuilder(self.table, moves, cells)
-        return self._builder
-
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        mask = self.action_mask()
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()  # a 0-d integer array, as Discrete.contains accepts
-        if not isinstance(action, int | np.integer) or not 0 <= int(action) < self.table.size:
+        if type(action) is not int:
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = action.item()  # a 0-d integer array, as Discrete.contains accepts
+            if not isinstance(action, int | np.integer) or isinstance(action, bool):
+                raise IllegalActionError(
+                    f"{agent}: action must be an int in [0, {self._size}), got {action!r}"
+                )
+            action = int(action)
+        if not 0 <= action < self._size:
+            raise IllegalActionError(f"{agent}: action must be an int in [0, {self._size}), got {action!r}")
+        try:
+            intent = self.spaces.take(action)
+        except KeyError:
+            if self.action_mask()[action]:
+                raise  # not a masked action: a fault of the spaces
             raise IllegalActionError(
-                f"{agent}: action must be an int in [0, {self.table.size}), got {action!r}"
-            )
-        action = int(action)
-        if not mask[action]:
-            raise IllegalActionError(f"{agent}: {self.action_to_str(agent, action)} is masked out now")
-        seat = self._seat_of[agent]
-        name, _ = self.table.decode(action)
-        if name.startswith("move_"):
-            move = self._move_builder().advance(action)
-            if move is not None:
-                self._apply(move)
+                f"{agent}: {self.action_to_str(agent, action)} is masked out now"
+            ) from None
+        if intent is None:
+            self.decision_done = False
         else:
-            intent = self.table.intent(seat, action)
-            assert intent is not None
             self._apply(intent)
         self._after_step(agent)
 
@@ -354,7 +373,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         """Apply a core intent for the agent to act (bots that decide on their seat view);
         the same bookkeeping as ``step``. An illegal intent raises ``IllegalIntent``."""
         agent = self.agent_selection
-        spelling = self._spelling()
+        spelling = self.spaces.spelling()
         if spelling is not None:
             raise IllegalActionError(f"{agent} is in the middle of spelling {spelling}")
         if intent.seat != self._seat_of[agent]:
@@ -362,13 +381,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         self._apply(intent)
         self._after_step(agent)
 
-    def _spelling(self) -> str | None:
-        """What the agent to act has begun to spell in tokens, or None."""
-        return "a Move" if self._builder is not None and self._builder.started else None
-
     def _apply(self, intent: Intent) -> None:
-        self._game().apply(intent)
-        self._builder = None
+        game = self.game
+        assert game is not None
+        game.apply(intent)
+        self.spaces.applied()
+        self.decision_done = True
 
     def _after_step(self, agent: str) -> None:
         """Rewards and revenue events from the ledger entries this step added (R2.4.7)."""
@@ -396,7 +414,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
             self.render()
 
     def _refresh(self) -> None:
-        self._mask = None
         game = self._game()
         if not game.is_terminal():
             self.agent_selection = self._agent_of[game.current_player()]
@@ -406,28 +423,33 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
     # ------------------------------------------------------------------ observations
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self._game()
-        out = np.empty(self.encoder.size, dtype=np.float32)
-        acting = not game.is_terminal() and agent == self.agent_selection
-        builder = self._builder if acting else None
-        self.encoder.encode(game, self._seat_of[agent], builder, out)
-        mask = self.action_mask().copy() if acting else np.zeros(self.table.size, dtype=np.int8)
-        return {"observation": out, "action_mask": mask}
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.spaces.observe(
+            self._seat_of[agent], not game.is_terminal() and agent == self.agent_selection
+        )
 
     def action_to_str(self, agent: str, action: int) -> str:
-        """A readable action: the core's own wording when it is a whole intent."""
-        text = self.table.describe(int(action))
-        if self.game is None:
+        """A readable action: the layout's entry, then the core's wording of the intent it
+        completes, when it alone names one."""
+        action = int(action)
+        text = self.table.describe(action)
+        game = self.game
+        if game is None:
             return text
-        intent = self.table.intent(self._seat_of[agent], int(action))
-        return text if intent is None else f"{text}: {describe(self.game, intent)}"
+        acting = not game.is_terminal() and agent == self.agent_selection
+        intent = self.spaces.completes(self._seat_of[agent], action, acting)
+        return text if intent is None else f"{text}: {describe(game, intent)}"
 
-    def legal_actions(self) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self.action_mask())]
+    def spell(self, intent: Intent) -> list[int]:
+        """The actions that make ``intent`` from those the decision has taken so far (for bots
+        and tests); ValueError when the version can tell it is not legal now."""
+        return self.spaces.spell(intent)
 
     def spell_move(self, move: MoveTray) -> list[int]:
-        """The token actions that make a Move (for bots and tests)."""
-        return spell(self.table, move)
+        """The actions that make a switching Move (``spell`` of a ``MoveTray``)."""
+        return self.spaces.spell(move)
 
     # ------------------------------------------------------------------ text
 
@@ -447,3 +469,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's naming
         if self.game is None:
             raise RuntimeError("call reset() before using the environment")
         return self.game
+
+
+__all__ = ["RENDER_MODES", "ClassicWrapper", "IllegalActionError", "Spaces", "StationMasterBase", "wrap"]
