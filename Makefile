@@ -37,7 +37,7 @@ test: lint
 test-compiled: $(DEV_STAMP)
 	rm -rf build/compiled
 	SM_ENV_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps --target build/compiled .
-	PYTHONPATH=$(CURDIR)/build/compiled $(BIN)/pytest tests/test_compiled.py
+	PYTHONPATH=$(CURDIR)/build/compiled $(BIN)/pytest tests/test_compiled.py tests/test_env_copies.py tests/test_editing.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""The RL environments: the PettingZoo AEC environment (``sm_env.aec``), its action mask and
+"""The RL environments: the PettingZoo AEC environment v0 (``sm_env.station_master_v0``), its action mask and
 observation, and the single-agent Gymnasium view (``sm_env.single_agent``) with sb3-contrib.
 
 Games are played with seeded random actions, mostly "lively" ones (not pass / end / discard),

@@ -403,7 +403,7 @@ def test_d_play_3_depot_on_the_whistle_post_through_intents() -> None:
     assert state.salvage == salvage
     boxes = station.boxes[OFFICE]
     assert boxes.outbound == [] and boxes.inbound == [] and boxes.cars() == []
-    assert state.facility_cells(seat) == [OFFICE]
+    assert sorted(state.stations[state.office_of_seat[seat]].boxes) == [OFFICE]
     assert state.events[-1].kind == "upgrade"
     assert_invariants(state)
 
@@ -577,7 +577,7 @@ def test_d_agent_1_no_freight_agent_without_a_facility() -> None:
     state = new_state(2, 60)
     seat = state.current_player()
     assert fa_intents(state) == []
-    assert state.facility_cells(seat) == []
+    assert sorted(state.stations[state.office_of_seat[seat]].boxes) == []
     expect_illegal(state, StockOutbound(seat, OFFICE, LOADED_COACH), "R6.3.1")
     expect_illegal(state, ClearInbound(seat, OFFICE, EMPTY_COACH), "R6.3.2")
     expect_illegal(state, Unjam(seat, OFFICE, Area.OUTBOUND, LOADED_COACH), "R6.3.3")
@@ -802,7 +802,7 @@ def test_r6_3_freight_agent_lists_every_facility_of_the_station() -> None:
     seat = state.current_player()
     set_office(state, seat, "depot", inbound=[EMPTY_COACH])
     place_facility(state, seat, (1, 0), "power-plant", inbound=[car_code(HOPPER, False)])
-    assert state.facility_cells(seat) == [(0, 0), (1, 0)]
+    assert sorted(state.stations[state.office_of_seat[seat]].boxes) == [(0, 0), (1, 0)]
     assert fa_intents(state) == [
         StockOutbound(seat, OFFICE, LOADED_COACH),
         ClearInbound(seat, OFFICE, EMPTY_COACH),

@@ -167,4 +167,4 @@ def test_a_placed_facility_starts_with_empty_boxes_and_shows_in_the_freight_agen
     lay(state, "freight-house", (1, 3))  # its W end meets the junction's E end
     boxes = state.stations[0].boxes[(1, 3)]
     assert boxes.outbound == boxes.inbound == []
-    assert state.facility_cells(0) == [(1, 3)]
+    assert sorted(state.stations[state.office_of_seat[0]].boxes) == [(1, 3)]

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sm_env.core.errors import StationMasterError
+from sm_env.core.fields import SLOTS
 from sm_env.core.invariants import check_invariants
-from sm_env.core.layout import SLOTS
 from sm_env.core.state import Event, GameState
 
 Checker = Callable[[GameState], list[str]]

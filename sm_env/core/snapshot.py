@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import Any, NoReturn
 
-from sm_env.core import layout
+from sm_env.core import fields
 from sm_env.core.cars import FLIPPED, N_CAR_CODES
 from sm_env.core.catalogue import CardKind, Catalogue, load_catalogue
 from sm_env.core.config import GameConfig
@@ -38,9 +38,9 @@ from sm_env.core.state import (
 )
 
 # The keys GameState.snapshot() writes, each required, and the slots it does not hold, which
-# from_snapshot derives: both from the state's declared layout (sm_env.core.layout).
-SNAPSHOT_KEYS = layout.SNAPSHOT_KEYS
-DERIVED_SLOTS = layout.DERIVED
+# from_snapshot derives: both from the state's declared layout (sm_env.core.fields).
+SNAPSHOT_KEYS = fields.SNAPSHOT_KEYS
+DERIVED_SLOTS = fields.DERIVED
 
 _PHASES = {phase.value: phase for phase in Phase}
 _GRID_KINDS = (CardKind.LIMITS, CardKind.TRACK, CardKind.FACILITY, CardKind.MODIFIER)
@@ -68,7 +68,7 @@ def from_snapshot(
     read = _Reader(config, cat)
     n = config.offices
 
-    # Every slot, read or derived (tests/test_state_layout.py checks that none is left unset).
+    # Every slot, read or derived (tests/test_state_fields.py checks that none is left unset).
     state = GameState()
     state.config = config
     state.catalogue = cat

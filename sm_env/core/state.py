@@ -83,8 +83,8 @@ class Rules(Protocol):
 
 class GameState:
     """One game. Every field is plain data; the comments say what each holds. The fields are
-    declared in ``sm_env.core.layout`` (type, how a clone copies it, its snapshot key), in this
-    order; tests/test_state_layout.py holds ``__slots__``, ``clone`` and ``snapshot`` to it."""
+    declared in ``sm_env.core.fields`` (type, how a clone copies it, its snapshot key), in this
+    order; tests/test_state_fields.py holds ``__slots__``, ``clone`` and ``snapshot`` to it."""
 
     __slots__ = (
         "config",
@@ -223,17 +223,10 @@ class GameState:
     def clock(self) -> str:
         return CLOCK[self.stage]
 
-    def superintendent(self) -> int:
-        return self.fedora
-
     def is_control_point(self, office: int) -> bool:
         """R2.1.5: Depots, Stations and Terminals are Control Points; Whistle Posts are not."""
         spec = self.catalogue.cards[self.stations[office].grid[OFFICE_CELL][0]].office
         return spec is not None and spec.control_point
-
-    def facility_cells(self, seat: int) -> list[Cell]:
-        """Cells of the seat's station holding a facility with cargo boxes (R9)."""
-        return sorted(self.stations[self.office_of_seat[seat]].boxes)
 
     def log(self, kind: str, seat: int, **fields: Any) -> None:
         """Record an event; its text is rendered only when asked for."""

@@ -1,4 +1,4 @@
-"""GameState's hand-written layout against its declaration (``sm_env.core.layout.LAYOUT``).
+"""GameState's hand-written layout against its declaration (``sm_env.core.fields.LAYOUT``).
 
 Nothing here names a field: every test enumerates the declaration, so a field added to the
 state and not declared, or declared and then forgotten in ``__slots__``, ``clone``,
@@ -18,7 +18,7 @@ from conftest import bots, hold_by_hand, new_state, of_kind
 from sm_env.core import snapshot as snapshot_module
 from sm_env.core.catalogue import CardKind
 from sm_env.core.engine import load_snapshot
-from sm_env.core.layout import DERIVED, FIELDS, LAYOUT, SLOTS, SNAPSHOT_KEYS, Clone, Field
+from sm_env.core.fields import DERIVED, FIELDS, LAYOUT, SLOTS, SNAPSHOT_KEYS, Clone, Field
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import Boxes, Station, Tray
 from sm_env.core.rng import Rng

@@ -1,10 +1,10 @@
-"""GameState's layout, declared once: every field, its type, how ``clone()`` copies it, and
+"""GameState's fields, declared once: each one, its type, how ``clone()`` copies it, and
 whether a snapshot holds it (under which key, encoded how) or it is derived.
 
 ``GameState`` (``sm_env.core.state``) keeps its ``__slots__``, ``clone()`` and ``snapshot()``
 written out by hand: ``clone()`` is the search bots' hot path, and the state module is compiled
 with mypyc, where a loop over field names would be slower and dynamic. The snapshot reader's
-key lists (``sm_env.core.snapshot``) derive from ``LAYOUT``; tests/test_state_layout.py holds
+key lists (``sm_env.core.snapshot``) derive from ``LAYOUT``; tests/test_state_fields.py holds
 the hand-written code to it field by field (slots and annotations, clone independence,
 snapshot round trip, setup), so a field added to the state and not declared here, or declared
 and then forgotten in one of them, fails a test.
