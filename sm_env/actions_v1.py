@@ -47,6 +47,7 @@ class TokenTable:
     """The v1 token layout of one configuration, and the spelling of every intent."""
 
     def __init__(self, config: GameConfig, catalogue: Catalogue) -> None:
+        self.config = config
         self.catalogue = catalogue
         self.blocks: dict[str, Block] = {}
         self._params: dict[str, tuple[Param, ...]] = {}
@@ -162,6 +163,9 @@ class TokenTable:
         ]
         return f"{name}({', '.join(parts)})" if parts else name
 
+    def __reduce__(self) -> tuple[Callable[..., TokenTable], tuple[GameConfig, Catalogue]]:
+        return (token_table, (self.config, self.catalogue))  # pickles and copies (compiled too)
+
 
 class Speller:
     """One decision being spelled: the legal intents that fit the tokens taken so far,
@@ -192,6 +196,9 @@ class Speller:
     def started(self) -> bool:
         return bool(self.tokens)
 
+    def __reduce__(self) -> tuple[Callable[..., Speller], tuple[object, ...]]:
+        return (_speller_at, (self.groups, self.depth, self.tokens))  # pickles and copies (compiled too)
+
     def path_to(self, intent: Intent, table: TokenTable) -> list[int]:
         """The tokens that complete ``intent`` from here (its spelling up to where no other
         legal intent fits); ValueError when it does not fit the tokens taken so far."""
@@ -209,6 +216,12 @@ class Speller:
                 return out
             depth += 1
             groups = _group(fitting, depth)
+
+
+def _speller_at(groups: dict[int, list[tuple[Spelling, Intent]]], depth: int, tokens: list[int]) -> Speller:
+    speller = Speller([])
+    speller.groups, speller.depth, speller.tokens = groups, depth, tokens
+    return speller
 
 
 def _group(spelled: list[tuple[Spelling, Intent]], depth: int) -> dict[int, list[tuple[Spelling, Intent]]]:

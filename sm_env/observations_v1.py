@@ -171,6 +171,13 @@ class ObservationEncoderV1:
         self._zeros = np.zeros(self.size, dtype=np.float32).data
         self._adopt(None)
 
+    def __reduce__(
+        self,
+    ) -> tuple[type[ObservationEncoderV1], tuple[GameConfig, Catalogue, TokenTable]]:
+        """A copy is a new encoder, whose caches start empty: its first call writes the whole
+        array (pickles and copies, the compiled class too)."""
+        return (ObservationEncoderV1, (self.config, self.catalogue, self.table))
+
     def reset_cache(self) -> None:
         """Forget the cached parts and what the last array holds (a new game begins)."""
         self._station_cards = [None] * self.n

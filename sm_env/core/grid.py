@@ -39,9 +39,10 @@ def end_direction(end: int) -> int:
 class Geometry:
     """Static per-catalogue tables for placement and movement, built once per catalogue."""
 
-    __slots__ = ("ends", "links", "turns", "wheel", "capacity", "ad_tracks", "kind", "surveys")
+    __slots__ = ("catalogue", "ends", "links", "turns", "wheel", "capacity", "ad_tracks", "kind", "surveys")
 
     def __init__(self, catalogue: Catalogue) -> None:
+        self.catalogue = catalogue
         self.ends: list[tuple[int, int]] = []  # (mask as printed, mask rotated 180°)
         # Per card, as printed and rotated: (row offset, column offset, the neighbour's end
         # that meets it as a bit) for each of its ends, in end order (placement surveys).
@@ -73,6 +74,9 @@ class Geometry:
             self.capacity.append(track_capacity if track_capacity is not None else MAX_STANDING_CARS)
             self.ad_tracks.append(card.office.ad_tracks if card.office else 0)
             self.kind.append(card.kind)
+
+    def __reduce__(self) -> tuple[Callable[[Catalogue], Geometry], tuple[Catalogue]]:
+        return (geometry_for, (self.catalogue,))  # pickles and copies (the compiled class too)
 
 
 def _links(mask: int) -> tuple[tuple[int, int, int], ...]:
