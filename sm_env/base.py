@@ -48,6 +48,11 @@ from sm_env.layout import IllegalActionError
 RENDER_MODES = ("ansi", "human")
 
 
+def version_metadata(name: str) -> dict[str, Any]:
+    """A version's PettingZoo metadata: its name; every version renders and steps alike."""
+    return {"render_modes": list(RENDER_MODES), "name": name, "is_parallelizable": False, "render_fps": 1}
+
+
 class Encoder(Protocol):
     """A version's observation encoder (``ObservationEncoder``, ``ObservationEncoderV1``)."""
 
@@ -471,4 +476,12 @@ class StationMasterBase(AECEnv):  # type: ignore[misc]
         return self.game
 
 
-__all__ = ["RENDER_MODES", "ClassicWrapper", "IllegalActionError", "Spaces", "StationMasterBase", "wrap"]
+__all__ = [
+    "RENDER_MODES",
+    "ClassicWrapper",
+    "IllegalActionError",
+    "Spaces",
+    "StationMasterBase",
+    "version_metadata",
+    "wrap",
+]

@@ -21,7 +21,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from sm_env.actions import ActionTable
-from sm_env.base import RENDER_MODES, StationMasterBase, wrap
+from sm_env.base import StationMasterBase, version_metadata, wrap
 from sm_env.core import Catalogue, GameConfig, GameState, Intent, MoveTray, Phase
 from sm_env.moves import MoveBuilder, spell
 from sm_env.observations import ObservationEncoder
@@ -119,12 +119,7 @@ class SpacesV0:
 
 
 class raw_env(StationMasterBase):  # noqa: N801 - PettingZoo's naming
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "station_master_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata = version_metadata("station_master_v0")
     spaces_class = SpacesV0
     spaces: SpacesV0
     table: ActionTable

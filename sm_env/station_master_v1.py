@@ -28,7 +28,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from sm_env.actions_v1 import Speller, TokenTable, token_table
-from sm_env.base import RENDER_MODES, StationMasterBase, wrap
+from sm_env.base import StationMasterBase, version_metadata, wrap
 from sm_env.core import Catalogue, GameConfig, GameState, Intent
 from sm_env.observations_v1 import ObservationEncoderV1
 
@@ -139,12 +139,7 @@ class SpacesV1:
 
 
 class raw_env(StationMasterBase):  # noqa: N801 - PettingZoo's naming
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "station_master_v1",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata = version_metadata("station_master_v1")
     spaces_class = SpacesV1
     spaces: SpacesV1
     table: TokenTable

@@ -41,3 +41,17 @@ def test_c_rng_2_corpus_covers_every_configuration() -> None:
 @pytest.mark.parametrize("index", range(len(REPLAYS)))
 def test_c_rng_2_corpus_game_replays_to_its_final_hash(index: int) -> None:
     REPLAYS[index].verify()
+
+
+def test_c_rng_2_the_recorder_writes_this_corpus_and_records_its_games_again() -> None:
+    """``python -m experiments.devtools.record_corpus`` writes the file these tests read, and
+    plays every eighth of its games again to the recorded hash (the rest follow from these)."""
+    from experiments.devtools.record_corpus import CORPUS as RECORDED_TO
+    from experiments.devtools.record_corpus import corpus_configs, record
+
+    assert CORPUS.resolve() == RECORDED_TO
+    configs = corpus_configs()
+    assert len(configs) == len(REPLAYS)
+    for index in range(0, len(configs), 8):
+        seed, config, bot = configs[index]
+        assert record(seed, config, bot).final_hash == REPLAYS[index].final_hash

@@ -19,7 +19,7 @@ import itertools
 import json
 from pathlib import Path
 
-from agents import RandomAgent, seat_seed
+from agents import RandomAgent, play_game, seat_seed
 from sm_env.core import (
     Board,
     Detrain,
@@ -39,7 +39,7 @@ from sm_env.core import (
     new_game,
 )
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replays.jsonl.gz"
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "replays.jsonl.gz"
 _EAGER = (Board, Detrain, Labor, StockOutbound, PlaceCard, PlaceModifier)
 
 
@@ -93,13 +93,7 @@ def corpus_configs() -> list[tuple[int, GameConfig, str]]:
 def record(seed: int, config: GameConfig, bot: str) -> Replay:
     state = new_game(config, seed)
     factory = EagerAgent if bot == "eager" else RandomAgent
-    agents = [factory(seat_seed(seed, s)) for s in range(config.offices)]
-    decisions: list[Intent] = []
-    while not state.is_terminal():
-        seat = state.current_player()
-        intent = agents[seat].choose(state.view(seat))
-        state.apply(intent)
-        decisions.append(intent)
+    decisions = play_game(state, [factory(seat_seed(seed, s)) for s in range(config.offices)])
     return Replay(seed, config, tuple(decisions), state.state_hash())
 
 
