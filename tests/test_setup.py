@@ -127,7 +127,7 @@ def test_r4_1_r4_2_r4_8_table_layout(offices: int, rules: dict[str, bool]) -> No
     assert (state.day, state.stage, state.stages_played, state.turn) == (0, 0, 0, 0)
     assert state.clock() == "Midnight"
     assert state.phase is Phase.LOCAL_OPS
-    assert state.current_player() == state.fedora
+    assert state.current_player() == state.fedora == state.superintendent()
     assert state.timetable == [-1] * 12
     assert state.pending_extras == []
     assert state.revenue() == (0,) * offices

@@ -223,6 +223,10 @@ class GameState:
     def clock(self) -> str:
         return CLOCK[self.stage]
 
+    def superintendent(self) -> int:
+        """R2.6.2: the seat holding the Fedora is the Superintendent."""
+        return self.fedora
+
     def is_control_point(self, office: int) -> bool:
         """R2.1.5: Depots, Stations and Terminals are Control Points; Whistle Posts are not."""
         spec = self.catalogue.cards[self.stations[office].grid[OFFICE_CELL][0]].office
