@@ -396,8 +396,8 @@ def test_D_grid_10_station_intents_round_trip_through_json() -> None:
 def test_d_grid_2_the_survey_joins_cards_as_neighbour_does() -> None:
     """The track a Move follows comes from the station's survey (``grid.Survey.joined``),
     worked out once per grid: for every card of every station of a few games, each way out
-    and each way on must be what ``grid.neighbour`` and the ends of the card give, with the
-    test of a way on as switching has always made it (``ends & side >> end & 1``)."""
+    and each way on must be what ``grid.neighbour`` and the ends of the card give: a Move
+    heading east goes on by the card's east-side ends, heading west by its west-side ends."""
     from sm_env.core.grid import (
         EAST_SIDE_MASK,
         WEST_SIDE_MASK,
@@ -419,8 +419,9 @@ def test_d_grid_2_the_survey_joins_cards_as_neighbour_does() -> None:
                 for cell in station.grid:
                     ends = cell_ends(geo, station, cell)
                     links = [(end, n) for end in range(6) if (n := neighbour(geo, station, cell, end))]
-                    west = [n for end, n in links if ends & WEST_SIDE_MASK >> end & 1]
-                    east = [n for end, n in links if ends & EAST_SIDE_MASK >> end & 1]
+                    assert all(ends >> end & 1 for end, _ in links)
+                    west = [n for end, n in links if (WEST_SIDE_MASK >> end) & 1]
+                    east = [n for end, n in links if (EAST_SIDE_MASK >> end) & 1]
                     assert survey.joined(cell) == (tuple(links), tuple(west), tuple(east))
                     checked += 1
             legal = state.legal_intents()

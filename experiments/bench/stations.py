@@ -9,9 +9,12 @@ rules on purpose, so they are position edits that drop the caches but check noth
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sm_env.core import (
     ENGINE,
     N_CAR_CODES,
+    Catalogue,
     ChooseSwitch,
     GameConfig,
     GameState,
@@ -26,17 +29,25 @@ from sm_env.core import (
 TRACK_IDS = ("straight", "straight-plain", "turnout-right", "turnout-left", "junction", "turnout-left-plain")
 
 
-def random_station(seed: int, placements: int, trays: int, cars_per_tray: int | None = None) -> GameState:
-    """A one-office game in the switching step. One placement in five tries a Freight House;
+def random_station(
+    seed: int,
+    placements: int,
+    trays: int,
+    cars_per_tray: int | None = None,
+    catalogue: Catalogue | None = None,
+    track_ids: Sequence[str] = TRACK_IDS,
+) -> GameState:
+    """A one-office game in the switching step. One placement in five tries a Freight House,
+    the others one of ``track_ids`` (cards of ``catalogue``, the packaged one by default);
     each tray gets ``cars_per_tray`` cars (random 0-4 when None) around its engine; a third
     of the other wheel cards get 1-3 standing cars."""
     rng = Rng(seed)
-    state = new_game(GameConfig(offices=1, days=1), seed=seed)
+    state = new_game(GameConfig(offices=1, days=1), seed=seed, catalogue=catalogue)
     cat = state.catalogue
     with edit(state, check=None):
         state.phase = Phase.CARD_PLAY
     for _ in range(placements):
-        card = cat.by_id[TRACK_IDS[rng.below(len(TRACK_IDS))]] if rng.below(5) else cat.by_id["freight-house"]
+        card = cat.by_id[track_ids[rng.below(len(track_ids))]] if rng.below(5) else cat.by_id["freight-house"]
         with edit(state, check=None):
             state.hands[0] = [card]
         options = [i for i in state.legal_intents() if isinstance(i, PlaceCard)]

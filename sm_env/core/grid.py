@@ -346,12 +346,9 @@ class Survey:
                     there = grid.get(other)
                     if there is not None and ends[there[0]][there[1]] >> MATCHING_END[end] & 1:
                         out.append((end, other))
-            # The exits as switching has always tested them: ``mask & side >> end & 1`` reads
-            # as ``mask & (side >> end) & 1``, which also asks for the card's W end. Every
-            # packaged card with more than one end has a W end either way up, so for them
-            # this is simply the ends on that side.
-            west = tuple(other for end, other in out if mask & WEST_SIDE_MASK >> end & 1)
-            east = tuple(other for end, other in out if mask & EAST_SIDE_MASK >> end & 1)
+            # A Move goes on by an end on the side it heads to (RA.1.1, D-grid.10).
+            west = tuple(other for end, other in out if WEST_SIDE_MASK >> end & 1)
+            east = tuple(other for end, other in out if EAST_SIDE_MASK >> end & 1)
             joined = self._joined[cell] = (tuple(out), west, east)
         return joined
 
