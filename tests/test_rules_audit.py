@@ -18,8 +18,8 @@ KINDS = {"open point", "reads a sentence", "variant", "contradicts"}
 NONE = "none: the seeds are silent on "
 QUOTE = re.compile(r'"([^"]+)"')
 
-# The seed files: CI checks shared/ out beside the clone; a session has it at /work/shared.
-SEED_DIRS = (Path(__file__).resolve().parents[2] / "shared" / "seeds", Path("/work/shared/seeds"))
+# The seed files, in the project's shared/ folder beside the checkout (CI lays it there too).
+SEED_DIRS = (Path(__file__).resolve().parents[2] / "shared" / "seeds",)
 
 # The decisions whose default edition goes against a quoted seed sentence. Rules edition 3
 # re-decides them (issue 22): an edition that fixes one changes its row's kind in docs/rules.md
