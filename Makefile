@@ -1,8 +1,9 @@
 # Two entry points: `make demo` (install, then a demo game of bots) and `make test`
 # (install with the training and dev tools, then lint, type-check and run the tests).
 # `make test-compiled` builds the hot modules with mypyc into a wheel installed apart, in
-# build/compiled, and runs tests/test_compiled.py on that build against this checkout's sources
-# (CI runs it after `make test`). A compiled build is never made in place (build_backend.py).
+# build/compiled, and runs on that build tests/test_compiled.py (which holds it to this checkout's
+# sources) and the copy and editing tests (CI runs it after `make test`). A compiled build is never
+# made in place (build_backend.py).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
