@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from sm_env.core.cars import CABOOSE, CABOOSE_CODE, ENGINE, FLIPPED, car_name, car_type
 from sm_env.core.catalogue import Catalogue, FacilitySpec, ModifierSpec, TrainSpec
-from sm_env.core.grid import EAST_SIDE_MASK, WEST_SIDE_MASK, Geometry, geometry_for, neighbour
+from sm_env.core.grid import Survey, geometry_for, survey_of
 from sm_env.core.intents import Cell
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Boxes, Station, Tray
 from sm_env.core.state import STAGES_PER_DAY
@@ -290,45 +290,36 @@ def moves_for_switch(state: GameState) -> int:
     return MOVES_AT_NIGHT if night else MOVES_PER_SWITCH
 
 
-def _joins(geo: Geometry, station: Station) -> dict[Cell, list[tuple[int, Cell]]]:
-    """Every card's (end, neighbour) pairs joined by track (D-grid.2), in end order."""
-    joined: dict[Cell, list[tuple[int, Cell]]] = {}
-    for cell in station.grid:
-        links: list[tuple[int, Cell]] = []
-        for end in range(6):
-            other = neighbour(geo, station, cell, end)
-            if other is not None:
-                links.append((end, other))
-        joined[cell] = links
-    return joined
-
-
-def _run(joined: dict[Cell, list[tuple[int, Cell]]], cell: Cell, side: int) -> set[Cell]:
-    """The cards a Move from ``cell`` leaving by an end in ``side`` (a side mask) may pass or
-    stop on: it keeps one east-west direction (D-grid.4), so every step changes the column."""
+def _run(survey: Survey, cell: Cell, east: bool) -> set[Cell]:
+    """The cards a Move from ``cell`` heading east (or west) may pass or stop on: it keeps one
+    east-west direction (D-grid.4), going on by each card's ends on that side (the survey's
+    ways on, D-grid.10)."""
     out: set[Cell] = set()
-    stack = [nxt for end, nxt in joined[cell] if side >> end & 1]
+    stack = list(_ways_on(survey, cell, east))
     while stack:
         here = stack.pop()
         if here in out:
             continue
         out.add(here)
-        for end, onward in joined[here]:
-            if side >> end & 1:
-                stack.append(onward)
+        stack.extend(_ways_on(survey, here, east))
     return out
+
+
+def _ways_on(survey: Survey, cell: Cell, east: bool) -> tuple[Cell, ...]:
+    _, west_ways, east_ways = survey.joined(cell)
+    return east_ways if east else west_ways
 
 
 def move_graph(catalogue: Catalogue, station: Station) -> dict[Cell, set[Cell]]:
     """Wheel card -> the other wheel cards one Move can reach from it (RA.0.2, D-grid.4,
     D-grid.5), ignoring trays, cars and locks."""
     geo = geometry_for(catalogue)
-    joined = _joins(geo, station)
+    survey = survey_of(geo, station)
     graph: dict[Cell, set[Cell]] = {}
     for cell, (card, _) in station.grid.items():
         if geo.wheel[card]:
-            reached = {c for c in _run(joined, cell, EAST_SIDE_MASK) if geo.wheel[station.grid[c][0]]}
-            reached |= {c for c in _run(joined, cell, WEST_SIDE_MASK) if geo.wheel[station.grid[c][0]]}
+            reached = {c for c in _run(survey, cell, True) if geo.wheel[station.grid[c][0]]}
+            reached |= {c for c in _run(survey, cell, False) if geo.wheel[station.grid[c][0]]}
             reached.discard(cell)
             graph[cell] = reached
     return graph
@@ -340,14 +331,14 @@ def reachable(state: GameState, office: int) -> set[Cell]:
     either way, from any wheel card reached (the Office and Limits cards among them)."""
     geo = geometry_for(state.catalogue)
     station = state.stations[office]
-    joined = _joins(geo, station)
+    survey = survey_of(geo, station)
     cells = {OFFICE_CELL}
     starts = [OFFICE_CELL]
     started = {OFFICE_CELL}
     while starts:
         start = starts.pop()
-        for side in (EAST_SIDE_MASK, WEST_SIDE_MASK):
-            for cell in _run(joined, start, side):
+        for east in (True, False):
+            for cell in _run(survey, start, east):
                 cells.add(cell)
                 if cell not in started and geo.wheel[station.grid[cell][0]]:
                     started.add(cell)
