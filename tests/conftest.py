@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import gzip
 import json
 import re
 from bisect import insort
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import pytest
@@ -37,12 +39,23 @@ from sm_env.core.invariants import check_conservation, check_invariants
 from sm_env.core.phases import Phase
 from sm_env.core.pieces import Boxes, Station, Tray
 from sm_env.core.queries import spec_of
+from sm_env.core.replay import Replay, parse_replay
 from sm_env.core.revenue import earn
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState
 from sm_env.core.trains import free_tray
 
 CAT: Catalogue = load_catalogue()
+CORPUS = Path(__file__).parent / "data" / "replays.jsonl.gz"  # experiments/devtools/record_corpus.py
+
+
+@functools.cache
+def corpus_replays() -> tuple[Replay, ...]:
+    """The replay corpus, read once for every test module that plays it."""
+    with gzip.open(CORPUS, "rt", encoding="utf-8") as lines:
+        return tuple(
+            parse_replay(json.loads(line), source=f"{CORPUS.name}:{i + 1}") for i, line in enumerate(lines)
+        )
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()
 EMPTY: int = state_module.EMPTY
 OFFICE_CELL = (0, 0)

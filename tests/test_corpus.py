@@ -6,27 +6,14 @@ fails here."""
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from conftest import CORPUS, corpus_replays
 
 from sm_env.core.config import HouseRules
-from sm_env.core.replay import Replay, parse_replay
 
-CORPUS = Path(__file__).parent / "data" / "replays.jsonl.gz"
-
-
-def _corpus() -> list[Replay]:
-    with gzip.open(CORPUS, "rt", encoding="utf-8") as lines:
-        return [
-            parse_replay(json.loads(line), source=f"{CORPUS.name}:{i + 1}") for i, line in enumerate(lines)
-        ]
-
-
-REPLAYS = _corpus()
+REPLAYS = corpus_replays()
 
 
 def test_c_rng_2_corpus_covers_every_configuration() -> None:

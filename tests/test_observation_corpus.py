@@ -4,12 +4,11 @@ each observation and mask the acting agent sees before each action, and every ag
 the start of each decision, are hashed. v1 is checked on every corpus game, v0 on every
 fourth. A refactor of an env, an encoder or a speller that changes one float fails here.
 
-    python -m tests.test_observation_corpus --record   # re-record (only on purpose)
+    python tests/test_observation_corpus.py --record   # re-record (only on purpose)
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import sys
@@ -17,19 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import corpus_replays
 
-from sm_env.core.replay import Replay, parse_replay
+from sm_env.core.replay import Replay
 
-CORPUS = Path(__file__).parent / "data" / "replays.jsonl.gz"
 DIGESTS = Path(__file__).parent / "data" / "observations.json"
 V0_EVERY = 4  # v0's 14,055-float observations cost more: a quarter of the games covers every size
-
-
-def _corpus() -> list[Replay]:
-    with gzip.open(CORPUS, "rt", encoding="utf-8") as lines:
-        return [
-            parse_replay(json.loads(line), source=f"{CORPUS.name}:{i + 1}") for i, line in enumerate(lines)
-        ]
 
 
 def _raw_env(version: str, replay: Replay) -> Any:
@@ -68,7 +60,7 @@ def observation_digest(version: str, replay: Replay) -> str:
     return digest.hexdigest()
 
 
-REPLAYS = _corpus()
+REPLAYS = corpus_replays()
 CASES = [("v1", i) for i in range(len(REPLAYS))] + [("v0", i) for i in range(0, len(REPLAYS), V0_EVERY)]
 RECORDED: dict[str, dict[str, str]] = (
     json.loads(DIGESTS.read_text(encoding="utf-8")) if DIGESTS.exists() else {}
