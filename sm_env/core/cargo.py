@@ -23,7 +23,7 @@ from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, WORK_SLOTS, Boxes, Station
 from sm_env.core.queries import capacity_bonus, facility_spec, room, serving_modifiers, trays_at, workers
 from sm_env.core.revenue import earn
-from sm_env.core.yards import retire, take_from_division
+from sm_env.core.yards import retire, supplies, take_from_division
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -185,7 +185,7 @@ def _porter_problem(state: GameState, seat: int, tray: int, board: bool) -> tupl
         if LOADED_COACH | FLIPPED in consist:
             return ("R9.3.4", "the train's loaded coaches boarded here; they stay aboard until it highballs")
         return (rule, "the train has no loaded coach")
-    if not state.division[EMPTY_COACH]:
+    if not supplies(state, EMPTY_COACH):
         return ("C-yards.1", "the Division Yard holds no empty coach")
     spec = facility_spec(state, station, OFFICE_CELL)
     if room(spec, boxes, False, capacity_bonus(state, station, OFFICE_CELL)) <= 0:
@@ -288,7 +288,7 @@ def _labor_problem(
             if flipped:
                 return ("R9.3.4", f"that {car_name(code)} was loaded here; it leaves loaded")
             return ("R9.3.2", f"no {car_name(code)} stands on the industry track")
-        if not state.division[code - 1]:
+        if not supplies(state, code - 1):
             return ("C-yards.1", f"the Division Yard holds no {car_name(code - 1)} to replace it")
         heading, start = -1, CAR_SIDE
     else:

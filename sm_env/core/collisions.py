@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sm_env.core.intents import Cell, Intent, RedFlag
 from sm_env.core.phases import Due, Next, Phase, Step
-from sm_env.core.pieces import EMPTY
+from sm_env.core.pieces import EMPTY, OFFICE_CELL
 from sm_env.core.queries import cars_of, spec_of, train_label
 from sm_env.core.revenue import earn
 from sm_env.core.state import Collision
@@ -21,11 +21,14 @@ COLLISION_PENALTY = 5  # R10.1, R10.2
 
 
 def cause_of(collision: Collision) -> str:
-    """What the moving train met: another train on a Mainline region, or cars or a tray on
-    the Running Track arriving or leaving (a full Office only holds it, D-collision.1)."""
+    """What the moving train met (D-collision.1): another train on a Mainline region, a train
+    on every A/D track of the Office it arrives at, or cars or a tray on the Running Track
+    arriving or leaving."""
     if collision.rule == "R10.1":
         return "mainline"
-    return "departure-track" if collision.rule == "R8.2.4" else "arrival-track"
+    if collision.rule == "R8.2.4":
+        return "departure-track"
+    return "full-office" if collision.cell == OFFICE_CELL else "arrival-track"
 
 
 def collide(state: GameState, collision: Collision) -> Due | None:

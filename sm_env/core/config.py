@@ -16,7 +16,7 @@ MIN_OFFICES, MAX_OFFICES = 1, 6
 
 # The edition of the rules the engine plays (docs/rules.md §1.5): bumped whenever a rule
 # changes what a seed and its decisions make, so a saved game names the rules it was made under.
-RULES_EDITION = 2
+RULES_EDITION = 3
 
 
 class Mode(enum.Enum):
@@ -34,6 +34,8 @@ class HouseRules:
     employee_rotation: bool = False
     emergency_toolbox: bool = False
     overnight_yard: bool = False  # V-yards.1
+    yard_on_demand: bool = False  # V-yards.2
+    home_signals: bool = False  # V-signals.1
 
     def __post_init__(self) -> None:
         for name in self.names():

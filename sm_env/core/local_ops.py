@@ -33,7 +33,7 @@ from sm_env.core.pieces import EMPTY, Boxes
 from sm_env.core.queries import HAND_LIMIT, capacity_bonus, facility_spec, moves_for_switch, room
 from sm_env.core.state import DEPARTMENTS
 from sm_env.core.switching import apply_move, station_moves
-from sm_env.core.yards import retire, take_from_division
+from sm_env.core.yards import retire, supplies, take_from_division
 
 if TYPE_CHECKING:
     from sm_env.core.state import GameState
@@ -185,7 +185,7 @@ def _freight_agent_intents(state: GameState, seat: int) -> list[Intent]:
         if room(facility, boxes, True, capacity_bonus(state, station, cell)) > 0:
             for t in facility.outbound:
                 code = t * 2 + 1
-                if state.division[code]:
+                if supplies(state, code):
                     out.append(StockOutbound(seat, cell, code))
         for code in sorted(set(boxes.inbound)):
             out.append(ClearInbound(seat, cell, code))
@@ -214,7 +214,7 @@ def apply_stock_outbound(state: GameState, intent: StockOutbound) -> Next:
     station = state.stations[state.office_of_seat[intent.seat]]
     if room(facility, boxes, True, capacity_bonus(state, station, intent.cell)) <= 0:
         raise IllegalIntent("R9.1.3", "the green box is full")
-    if not state.division[code]:
+    if not supplies(state, code):
         raise IllegalIntent("C-yards.1", f"the Division Yard holds no {car_name(code)}")
     take_from_division(state, code)
     boxes.outbound.append(code)

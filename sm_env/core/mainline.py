@@ -12,7 +12,7 @@ from sm_env.core.grid import geometry_for, limits_cols
 from sm_env.core.intents import Cell, Clearance, Intent
 from sm_env.core.phases import Due, Next, Phase, Step
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Tray
-from sm_env.core.queries import ad_tracks, makeup_problem, regions, start_line, tray_on_region
+from sm_env.core.queries import ad_tracks, makeup_problem, regions, start_line, tray_on_region, trays_at
 from sm_env.core.state import Collision
 from sm_env.core.trains import seniority
 
@@ -48,7 +48,7 @@ def first_control_point(state: GameState, office: int, direction: int) -> int:
 
 
 def bound_for(state: GameState, tray: Tray) -> int:
-    """The Control Point office a dispatched train runs to (D-mainline.5): for a train on a
+    """The Control Point office a dispatched train runs to (V-signals.1): for a train on a
     Mainline card or on a Whistle Post's Running Track; EMPTY for any other train, or when it
     runs to the far Division Point."""
     d = tray.direction
@@ -61,7 +61,7 @@ def bound_for(state: GameState, tray: Tray) -> int:
 
 
 def no_room_ahead(state: GameState, index: int) -> int:
-    """D-mainline.5: the next Control Point office of a train about to depart when it already
+    """V-signals.1: the next Control Point office of a train about to depart when it already
     has as many trains running the same way as its A/D tracks less one - on its Office card,
     or dispatched and bound for it - else EMPTY. The last track is kept for a train from the
     other side, so opposing trains can always meet there."""
@@ -134,11 +134,12 @@ def _act(state: GameState, index: int) -> Due | None:
         why = "an opposing train is in the next Subdivision"
         state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.1.3")
         return None
-    full = no_room_ahead(state, index)
-    if full != EMPTY:
-        why = "no A/D track left at the next Control Point"
-        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="D-mainline.5", office=full)
-        return None
+    if state.config.house_rules.home_signals:
+        full = no_room_ahead(state, index)
+        if full != EMPTY:
+            why = "no A/D track left at the next Control Point"
+            state.log("hold", -1, train=tray.train, tray=index, why=why, rule="V-signals.1", office=full)
+            return None
     if ahead:  # R8.1.4: only following trains ahead
         return Due(Phase.CLEARANCE, state.fedora)
     return _depart(state, index)
@@ -201,11 +202,15 @@ def _advance(state: GameState, index: int) -> Due | None:
     where = f"arriving at office {office}"
     if hit is not None:  # R8.2.3 (a)
         return collide(state, Collision(index, hit[1], office, hit[0], seat, "R8.2.3", where))
-    at_office = sum(1 for t in state.trays if t.office == office and t.cell == OFFICE_CELL)
-    if at_office >= ad_tracks(state, office):  # R8.2.3 (b), D-collision.1
-        why = "the Office has no free A/D track: it waits at the Limits"
-        state.log("hold", -1, train=tray.train, tray=index, why=why, rule="R8.2.3", office=office)
-        return None
+    standing = trays_at(state, office)
+    if len(standing) >= ad_tracks(state, office):  # R8.2.3 (b), D-collision.1
+        if state.config.house_rules.home_signals:
+            why = "the Office has no free A/D track: it waits at the Limits"
+            state.log("hold", -1, train=tray.train, tray=index, why=why, rule="V-signals.1", office=office)
+            return None
+        struck = min(standing, key=lambda i: seniority(state.catalogue, state.trays[i]))  # D-collision.2
+        where = f"arriving at the full Office {office}"
+        return collide(state, Collision(index, struck, office, OFFICE_CELL, seat, "R8.2.3", where))
     tray.line, tray.region = EMPTY, 0
     tray.office, tray.cell, tray.split = office, OFFICE_CELL, 0
     state.log("arrive", seat, train=tray.train, tray=index, office=office)

@@ -20,8 +20,13 @@ if TYPE_CHECKING:
 
 
 def allowed_cars(state: GameState, tray: Tray) -> list[int]:
-    """Car codes the Division Yard holds that the train's card still allows (R7.4, C-yards.1)."""
-    return [code for code in fitting_cars(state, tray) if state.division[code]]
+    """Car codes the Division Yard holds that the train's card still allows (R7.4, C-yards.1);
+    under V-yards.2, when it holds none of them, those the Classification Yard would bring."""
+    fitting = fitting_cars(state, tray)
+    held = [code for code in fitting if state.division[code]]
+    if held or not state.config.house_rules.yard_on_demand:
+        return held
+    return [code for code in fitting if state.classification[code]]
 
 
 def begin(state: GameState) -> Next:
@@ -119,10 +124,12 @@ def _add(state: GameState, tray: Tray, code: int) -> None:
 
 
 def legal_car_choices(state: GameState) -> list[Intent]:
-    """AddCar for each car the train takes, or EndConsist to add none (R7.4) or no more (R7.5)."""
+    """AddCar for each car the train takes (R7.4: a seat asked must add one), and for an
+    Extra's owner EndConsist to add no more (R7.5)."""
     seat = state.actor
     out: list[Intent] = [AddCar(seat, code) for code in allowed_cars(state, state.trays[state.building])]
-    out.append(EndConsist(seat))
+    if state.build_owner != EMPTY:
+        out.append(EndConsist(seat))
     return out
 
 
@@ -139,7 +146,7 @@ def apply_add_car(state: GameState, intent: AddCar) -> Next:
             f"{train_label(state.catalogue, tray.train)} takes no {car_name(intent.car)} now "
             f"(allowed: {', '.join(car_name(c) for c in allowed_cars(state, tray))})",
         )
-    if not state.division[intent.car]:
+    if intent.car not in allowed_cars(state, tray):
         raise IllegalIntent("C-yards.1", f"the Division Yard holds no {car_name(intent.car)}")
     _add(state, tray, intent.car)
     state.log("add-car", intent.seat, train=tray.train, car=intent.car)
@@ -149,11 +156,15 @@ def apply_add_car(state: GameState, intent: AddCar) -> Next:
 
 
 def apply_end_consist(state: GameState, intent: EndConsist) -> Next:
-    if state.build_owner == EMPTY:  # R7.4: this seat places no car; the next seat's turn
-        state.log("no-car", intent.seat, train=state.trays[state.building].train, declined=True)
-        state.build_turn += 1
-    else:
-        state.build_turn = 1  # R7.5: the owner is done choosing
+    if state.build_owner == EMPTY:
+        tray = state.trays[state.building]
+        cars = ", ".join(car_name(code) for code in allowed_cars(state, tray))
+        raise IllegalIntent(
+            "R7.4",
+            f"a seat must find a suitable car for {train_label(state.catalogue, tray.train)}; "
+            f"the Division Yard holds one ({cars})",
+        )
+    state.build_turn = 1  # R7.5: the owner is done choosing
     return Step.BUILD_TRAINS
 
 
