@@ -259,8 +259,6 @@ class HeuristicBot:
       when no train is due.
     - ``discard_junk`` (0): when 1, also discard worthless cards below the hand limit.
     - ``end_consist`` (0.0): an own Extra stops taking cars worth less than this.
-    - ``no_car`` (-1.0): a seat adds no car to a timetabled train when every car is worth less
-      than this (R7.4); below any car's value, so it always adds one.
     """
 
     name: str = "heuristic"
@@ -281,7 +279,6 @@ class HeuristicBot:
         "prestock": 0.4,
         "discard_junk": 0,
         "end_consist": 0.0,
-        "no_car": -1.0,
     }
 
     def __init__(self, seed: int, **params: Any) -> None:
@@ -568,7 +565,7 @@ class HeuristicBot:
             if isinstance(intent, AddCar):
                 options.append((self.car_value(board, view.seat, intent.car, own), intent))
             elif isinstance(intent, EndConsist):
-                options.append((self.p("end_consist" if own else "no_car"), intent))
+                options.append((self.p("end_consist"), intent))  # only an Extra's owner may stop (R7.5)
         return self.pick(board, options)
 
     def extra_side(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:

@@ -56,6 +56,8 @@ def corpus_replays() -> tuple[Replay, ...]:
         return tuple(
             parse_replay(json.loads(line), source=f"{CORPUS.name}:{i + 1}") for i, line in enumerate(lines)
         )
+
+
 HOUSE_RULES: tuple[str, ...] = HouseRules.names()
 EMPTY: int = state_module.EMPTY
 OFFICE_CELL = (0, 0)

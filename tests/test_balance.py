@@ -107,7 +107,7 @@ def test_the_counts_add_up_every_day(played: list[Played]) -> None:
             causes = [f"collisions.{c}" for c in bal.COLLISION_CAUSES]
             assert sum(day.get(c, 0) for c in causes) == day.get("collisions.total", 0)
             assert day.get("revenue.penalties", 0) == -5 * day.get("collisions.total", 0)
-            split = day.get("collisions.decision.switching", 0) + day.get("collisions.decision.clearance", 0)
+            split = sum(day.get(f"collisions.decision.{d}", 0) for d in ("switching", "clearance", "office"))
             assert split == day.get("collisions.decision", 0) <= day.get("collisions.total", 0)
             cars = day["yards.division"] + day["yards.classification"] + day["cars.on_trains"]
             assert cars + day["idle.total"] == supply
@@ -213,7 +213,8 @@ def test_json_is_reproducible_and_holds_the_parameters(
         "bot_labels": [bot_label(bot) for bot in bal.DEFAULT_BOTS],
         "house_rules": {
             "reduced_visibility": False, "sister_trains": False, "employee_rotation": False,
-            "emergency_toolbox": False, "overnight_yard": False,
+            "emergency_toolbox": False, "overnight_yard": False, "yard_on_demand": False,
+            "home_signals": False,
         },
         "confidence": 0.95,
     }  # fmt: skip

@@ -406,14 +406,14 @@ def test_dispatcher_parks_a_held_train_on_its_siding_before_an_arrival() -> None
     assert state.revenue()[0] == -5
 
 
-def test_r7_4_heuristic_bots_always_add_a_car_to_a_timetabled_train() -> None:
-    """R7.4: a seat may decline (EndConsist), but the heuristic bots value no car below any
-    car (``no_car`` -1.0), so they always add one when one is offered."""
+def test_r7_4_heuristic_bots_add_a_car_to_a_timetabled_train() -> None:
+    """R7.4: a seat asked must find a suitable car (no EndConsist is offered); each heuristic
+    bot picks one of the cars offered, seat after seat."""
     for cls in (PassengerBot, FreightBot, DispatcherBot):
         state = new_state(3, 5)
         schedule_by_hand(state, CAT.by_id["train-5"], state.stage)
         pass_local_ops(state)
-        assert state.phase is Phase.NEW_TRAIN and EndConsist(state.actor) in state.legal_intents()
+        assert state.phase is Phase.NEW_TRAIN and EndConsist(state.actor) not in state.legal_intents()
         while state.phase is Phase.NEW_TRAIN:
             choice = cls(4).choose(state.view(state.actor))
             assert isinstance(choice, AddCar), (cls, choice)

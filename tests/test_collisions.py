@@ -111,11 +111,73 @@ def hold_rules(state: GameState) -> list[str]:
     return [str(e.fields["rule"]) for e in state.events if e.kind == "hold"]
 
 
-def test_r8_2_3_d_collision_1_a_full_office_holds_the_arrival_at_the_limits() -> None:
-    """A Whistle Post has one A/D track: the arrival does not strike the train holding there
-    (edition 2); it waits at the Limits on the last region of its card, logs a hold, costs
-    nobody anything, and enters in the first later Mainline Phase that finds a track free."""
+def test_r8_2_3_d_collision_1_a_train_arriving_at_a_full_office_strikes_the_train_there() -> None:
+    """A Whistle Post has one A/D track: the arrival runs off its card into the Office (§8.2:
+    it must move every turn, then moves at once to the Office) and, finding the track held,
+    strikes the train there (cause ``full-office``); both leave play and the office's seat,
+    whose Limits it is, loses 5 (R10.2)."""
     state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
+    holding = put_train_at_office(state, 1, "train-4")
+    set_consist(state, holding, (COACH_L, ENGINE, COACH_L))  # two engines' ends: R8.1.2 holds it
+    tray = arriving(state, 1, "train-2")
+    mover, struck = state.trays.index(tray), state.trays.index(holding)
+    before = state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY and holding.train == EMPTY
+    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}
+    collisions = [e for e in state.events if e.kind == "collision"]
+    assert [(e.seat, e.fields["cause"], e.fields["rule"], e.fields["office"]) for e in collisions] == [
+        (state.seat_of_office[1], "full-office", "R8.2.3", 1)
+    ]
+    assert (collisions[0].fields["tray"], collisions[0].fields["struck"]) == (mover, struck)
+    assert "R8.2.3" not in hold_rules(state)
+    assert_invariants(state)
+
+
+def test_r8_2_3_d_collision_2_at_a_full_station_the_senior_train_is_struck() -> None:
+    """Both A/D tracks of a Station taken (the trains there hold for the opposing train in
+    their Subdivision, R8.1.3): the arrival strikes the senior of them, No. 6; No. 10 stays
+    in play, and with the opposing train gone it highballs in the same Mainline Phase."""
+    state = new_state(3, 4)
+    set_office(state, state.seat_of_office[1], "station")  # two A/D tracks
+    senior = put_train_at_office(state, 1, "train-6")
+    junior = put_train_at_office(state, 1, "train-10")
+    tray = arriving(state, 1, "train-1")  # No. 1 acts first: nothing has left the office yet
+    before = state.revenue()
+    pass_local_ops(state)
+    assert tray.train == EMPTY and senior.train == EMPTY
+    assert junior.train == cid("train-10") and junior.line != EMPTY
+    assert charged(state, before) == {state.seat_of_office[1]: -PENALTY}
+    assert_invariants(state)
+
+
+def test_d_redflag_1_a_red_flag_stops_a_train_short_of_a_full_office() -> None:
+    """The office's seat holding a RED FLAG may avert the meet: the arrival stays on the last
+    region of its card this Stage, the train on the A/D track stays, nobody pays."""
+    state = new_state(3, 4)
+    set_mainline_regions(state, 1, 2)
+    seat = state.seat_of_office[1]
+    give_red_flag(state, seat)
+    holding = put_train_at_office(state, 1, "train-4")
+    set_consist(state, holding, (COACH_L, ENGINE, COACH_L))
+    tray = arriving(state, 1, "train-2")
+    where = (tray.line, tray.region)
+    before = state.revenue()
+    pass_local_ops(state)
+    assert state.phase is Phase.RED_FLAG and state.current_player() == seat
+    state.apply(RedFlag(seat, True))
+    assert (tray.line, tray.region) == where and holding.office == 1
+    assert state.revenue() == before
+    assert_invariants(state)
+
+
+def test_v_signals_1_a_full_office_holds_the_arrival_at_the_limits() -> None:
+    """With ``home_signals`` (edition 2's rule, a variant beyond the seeds) the arrival does not
+    strike the train holding at a Whistle Post: it waits at the Limits on the last region of
+    its card, logs a hold, costs nobody anything, and enters in the first later Mainline Phase
+    that finds a track free."""
+    state = new_state(3, 4, home_signals=True)
     set_mainline_regions(state, 1, 2)
     holding = put_train_at_office(state, 1, "train-4")
     set_consist(state, holding, (COACH_L, ENGINE, COACH_L))  # two engines' ends: R8.1.2 holds it
@@ -126,7 +188,7 @@ def test_r8_2_3_d_collision_1_a_full_office_holds_the_arrival_at_the_limits() ->
         pass_local_ops(state)  # through this Stage's Mainline Phase
         assert (tray.line, tray.region) == where and tray.office == EMPTY
         assert holding.office == 1 and holding.train == cid("train-4")
-        assert hold_rules(state) == ["R8.2.3", "R8.1.2"]
+        assert hold_rules(state) == ["V-signals.1", "R8.1.2"]
         assert [e.fields["tray"] for e in state.events if e.kind == "hold"][0] == state.trays.index(tray)
         assert not any(e.kind == "collision" for e in state.events)
         assert state.revenue() == before
@@ -135,7 +197,7 @@ def test_r8_2_3_d_collision_1_a_full_office_holds_the_arrival_at_the_limits() ->
     set_consist(state, holding, (ENGINE, COACH_L))  # made up again: No. 4 may leave
     pass_local_ops(state)
     assert holding.line == 2  # No. 2 acted first and still waited; No. 4 then left
-    assert (tray.line, tray.region) == where and hold_rules(state) == ["R8.2.3"]
+    assert (tray.line, tray.region) == where and hold_rules(state) == ["V-signals.1"]
     state.events.clear()
     pass_local_ops(state)
     assert tray.office == 1 and tray.cell == OFFICE_CELL and tray.line == EMPTY
@@ -144,22 +206,21 @@ def test_r8_2_3_d_collision_1_a_full_office_holds_the_arrival_at_the_limits() ->
     assert_invariants(state)
 
 
-def test_r8_2_3_d_collision_1_at_a_full_station_nobody_is_struck() -> None:
-    """Both A/D tracks of a Station taken: the arrival waits at the Limits; the trains there
-    stay (they hold for the opposing train in their Subdivision, R8.1.3) and all three are
-    still in play, with no penalty."""
-    state = new_state(3, 4)
+def test_v_signals_1_at_a_full_station_nobody_is_struck() -> None:
+    """With ``home_signals``, both A/D tracks of a Station taken: the arrival waits at the
+    Limits; the trains there stay and all three are still in play, with no penalty."""
+    state = new_state(3, 4, home_signals=True)
     set_office(state, state.seat_of_office[1], "station")  # two A/D tracks
     senior = put_train_at_office(state, 1, "train-6")
     junior = put_train_at_office(state, 1, "train-10")
-    tray = arriving(state, 1, "train-1")  # No. 1 acts first: nothing has left the office yet
+    tray = arriving(state, 1, "train-1")
     where = (tray.line, tray.region)
     before = state.revenue()
     pass_local_ops(state)
     assert (tray.line, tray.region) == where
     assert (senior.train, junior.train) == (cid("train-6"), cid("train-10"))
     assert senior.office == junior.office == 1
-    assert hold_rules(state) == ["R8.2.3", "R8.1.3", "R8.1.3"]
+    assert hold_rules(state) == ["V-signals.1", "R8.1.3", "R8.1.3"]
     assert state.revenue() == before
     assert_invariants(state)
 
@@ -184,11 +245,11 @@ def test_r8_2_3_cars_inside_the_limits_still_wreck_a_train_arriving_at_a_full_of
     assert_invariants(state)
 
 
-def test_r8_2_3_r10_1_a_following_train_runs_into_a_train_waiting_at_the_limits() -> None:
-    """No. 2 waits at the Limits of a full Whistle Post on the last region of its card; No. 4,
-    following on the region behind it, moves into it: a Mainline collision (R10.1) charged to
-    the Superintendent who cleared No. 4, not to the office's seat."""
-    state = new_state(3, 4)
+def test_v_signals_1_r10_1_a_following_train_runs_into_a_train_waiting_at_the_limits() -> None:
+    """With ``home_signals``, No. 2 waits at the Limits of a full Whistle Post on the last
+    region of its card; No. 4, following on the region behind it, moves into it: a Mainline
+    collision (R10.1) charged to the Superintendent who cleared No. 4, not to the office's seat."""
+    state = new_state(3, 4, home_signals=True)
     set_mainline_regions(state, 1, 2)
     holding = put_train_at_office(state, 1, "train-6")
     set_consist(state, holding, (COACH_L, ENGINE, COACH_L))  # it may not leave (R8.1.2)
@@ -205,7 +266,7 @@ def test_r8_2_3_r10_1_a_following_train_runs_into_a_train_waiting_at_the_limits(
     assert [(e.seat, e.fields["cause"], e.fields["rule"]) for e in collisions] == [
         (cleared_by, "mainline", "R10.1")
     ]
-    assert hold_rules(state)[0] == "R8.2.3"
+    assert hold_rules(state)[0] == "V-signals.1"
     assert_invariants(state)
 
 

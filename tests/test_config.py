@@ -31,6 +31,8 @@ def test_defaults() -> None:
         "employee_rotation",
         "emergency_toolbox",
         "overnight_yard",  # V-yards.1, a variant beyond the seeds
+        "yard_on_demand",  # V-yards.2, likewise
+        "home_signals",  # V-signals.1, likewise
     }
 
 

@@ -114,9 +114,9 @@ def test_state_hash_is_sha256_of_config_house_rules_rules_edition_and_the_canoni
     game = {
         "config": state.config.to_dict(),
         "house_rules": state.config.house_rules.to_dict(),
-        "rules_edition": 2,
+        "rules_edition": 3,
     }
-    assert RULES_EDITION == 2
+    assert RULES_EDITION == 3
     text = json.dumps([game, state.snapshot()], sort_keys=True, separators=(",", ":"))
     assert state.state_hash() == hashlib.sha256(text.encode()).hexdigest()
     assert len(state.state_hash()) == 64

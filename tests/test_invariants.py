@@ -68,11 +68,11 @@ def position(name: str) -> GameState:
     if name == "toolbox":
         return new_state(3, 5, emergency_toolbox=True)
     game, wanted = {
-        "rich": ((3, 35, 3), rich),
-        "red_flag": ((3, 48, 3), in_phase(Phase.RED_FLAG)),
-        "new_train": ((3, 35, 3), in_phase(Phase.NEW_TRAIN)),
-        "extra_side": ((3, 35, 3), in_phase(Phase.EXTRA_SIDE)),
-        "clearance": ((3, 35, 3), in_phase(Phase.CLEARANCE)),
+        "rich": ((3, 51, 3), rich),
+        "red_flag": ((3, 61, 3), in_phase(Phase.RED_FLAG)),
+        "new_train": ((3, 51, 3), in_phase(Phase.NEW_TRAIN)),
+        "extra_side": ((3, 51, 3), in_phase(Phase.EXTRA_SIDE)),
+        "clearance": ((3, 51, 3), in_phase(Phase.CLEARANCE)),
         "game_over": ((2, 11, 1), in_phase(Phase.GAME_OVER)),
     }[name]
     return next(state.clone() for state in positions(*game, emergency_toolbox=True) if wanted(state))

@@ -384,8 +384,8 @@ def test_d_mainline_1_trip_time_from_division_point_to_division_point(lengths: t
 
 @pytest.mark.parametrize(("standing", "enters"), [(1, True), (2, False)])
 def test_r2_1_11_a_depot_has_two_a_d_tracks(standing: int, enters: bool) -> None:
-    """R2.1.11 (edition 2): a Depot takes two trains on its Office card: with one there an
-    arrival takes the second track; with two it waits at the Limits (R8.2.3)."""
+    """R2.1.11: a Depot takes two trains on its Office card: with one there an arrival takes
+    the second track; with two it strikes one of them (R8.2.3, the office's seat pays)."""
     state = new_state(3, 4)
     set_mainline_regions(state, 1, 1)
     upgrade(state, 1)
@@ -397,14 +397,53 @@ def test_r2_1_11_a_depot_has_two_a_d_tracks(standing: int, enters: bool) -> None
     if enters:
         assert (tray.office, tray.cell) == (1, OFFICE_CELL)
         assert sum(t.office == 1 and t.cell == OFFICE_CELL for t in state.trays) == 2
+        assert state.revenue() == (0, 0, 0)
     else:
-        assert (tray.line, tray.region) == (1, 0)
-        assert any("R8.2.3" in text for text in hold_events(state))
-    assert state.revenue() == (0, 0, 0)
+        assert tray.train == EMPTY
+        assert [e.fields["cause"] for e in state.events if e.kind == "collision"] == ["full-office"]
+        assert state.revenue()[state.seat_of_office[1]] == -5
     assert_invariants(state)
 
 
-# ----------------------------------------------------------------------------- D-mainline.5: room ahead
+# ----------------------------------------------------------------------------- D-mainline.5: §8.1's list
+
+
+def test_d_mainline_5_a_full_control_point_ahead_does_not_hold_the_departure() -> None:
+    """D-mainline.5: §8.1's five conditions are the whole list. The Depot ahead already holds
+    an eastbound train and the Subdivision between is empty: No. 2 highballs, with no hold
+    and no clearance asked."""
+    state = new_state(3, 4)
+    upgrade(state, 1)
+    fill_office(state, 1, ("train-6",))
+    tray = put_train_at_office(state, 0, "train-2")
+    line = start_line(state, tray)
+    run_stage(state)
+    assert (tray.line, tray.region) == (line, 0)
+    assert not any(e.kind == "hold" and e.fields["tray"] == state.trays.index(tray) for e in state.events)
+    assert not any(e.kind == "clearance" for e in state.events)
+    assert_invariants(state)
+
+
+def test_d_mainline_5_the_superintendent_decides_on_a_follower_bound_for_a_full_control_point() -> None:
+    """D-mainline.5 / R8.1.4: No. 4 ahead is bound for the Depot at office 2, which already
+    holds an eastbound train. The dispatcher does not hold No. 2 for it: the Superintendent
+    is asked whether it is safe to follow."""
+    state = new_state(4, 4)
+    upgrade(state, 2)
+    fill_office(state, 2, ("train-6",))
+    set_mainline_regions(state, 2, 2)
+    put_train_on_line(state, 2, 0, "train-4")
+    tray = put_train_at_office(state, 0, "train-2")
+    pass_local_ops(state)
+    assert phase(state) is Phase.CLEARANCE and state.current_player() == state.fedora
+    assert state.mainline_queue[0] == state.trays.index(tray)
+    assert not any(e.kind == "hold" and e.fields["tray"] == state.trays.index(tray) for e in state.events)
+    assert_invariants(state)
+
+
+# ----------------------------------------------------------------------------- V-signals.1: room ahead
+# With ``home_signals`` (edition 2's D-mainline.5 and R8.2.3, a variant beyond the seeds) the
+# dispatcher keeps an A/D track at the next Control Point for each train he sends.
 
 
 def fill_office(state: GameState, office: int, train_ids: tuple[str, ...]) -> list[Tray]:
@@ -424,20 +463,20 @@ def run_stage(state: GameState) -> None:
         state.apply(EndCargo(state.current_player()))
 
 
-def mainline5_holds(state: GameState) -> list[int]:
-    """The trays held by D-mainline.5 in the events."""
+def signal_holds(state: GameState) -> list[int]:
+    """The trays held by V-signals.1 (edition 2's D-mainline.5) in the events."""
     return [
-        int(e.fields["tray"]) for e in state.events if e.kind == "hold" and e.fields["rule"] == "D-mainline.5"
+        int(e.fields["tray"]) for e in state.events if e.kind == "hold" and e.fields["rule"] == "V-signals.1"
     ]
 
 
 @pytest.mark.parametrize("origin", ["office", "division point"])
-def test_d_mainline_5_a_full_control_point_ahead_holds_the_departure(origin: str) -> None:
-    """D-mainline.5: the Depot ahead (two A/D tracks) already holds an eastbound train, and
+def test_v_signals_1_a_full_control_point_ahead_holds_the_departure(origin: str) -> None:
+    """V-signals.1: the Depot ahead (two A/D tracks) already holds an eastbound train, and
     its other track is kept for a train from the other side: No. 2, at office 0 or at the
     West Division Point, holds with no collision and no clearance asked; once No. 6 has left
     it departs."""
-    state = new_state(3, 4)
+    state = new_state(3, 4, home_signals=True)
     upgrade(state, 0 if origin == "division point" else 1)
     target = 0 if origin == "division point" else 1
     (six,) = fill_office(state, target, ("train-6",))
@@ -449,33 +488,33 @@ def test_d_mainline_5_a_full_control_point_ahead_holds_the_departure(origin: str
     index = state.trays.index(tray)
     assert no_room_ahead(state, index) == target
     run_stage(state)
-    assert mainline5_holds(state) == [index]
+    assert signal_holds(state) == [index]
     assert tray.line == EMPTY and (tray.at_dp if origin == "division point" else tray.office == 0)
     assert phase(state) is not Phase.CLEARANCE and state.revenue() == (0, 0, 0)
     assert not any(e.kind in ("collision", "clearance") for e in state.events)
-    (event,) = [e for e in state.events if e.kind == "hold" and e.fields["rule"] == "D-mainline.5"]
+    (event,) = [e for e in state.events if e.kind == "hold" and e.fields["rule"] == "V-signals.1"]
     assert f"no A/D track left at the next Control Point, office {target}" in event_text(event, state)
     line = start_line(state, tray)
     set_consist(state, six, (ENGINE, COACH_L))  # No. 6 may leave now
     assert no_room_ahead(state, index) == target  # but it still stands there
     state.events.clear()
     run_stage(state)  # No. 2 acts first and still holds; No. 6 leaves
-    assert mainline5_holds(state) == [index]
+    assert signal_holds(state) == [index]
     assert no_room_ahead(state, index) == EMPTY
     state.events.clear()
     run_stage(state)
     assert (tray.line, tray.region) == (line, 0)
-    assert mainline5_holds(state) == []
+    assert signal_holds(state) == []
     assert_invariants(state)
 
 
 @pytest.mark.parametrize("side", ["west", "whistle post"])
-def test_d_mainline_5_dispatched_trains_bound_for_the_control_point_count(side: str) -> None:
-    """D-mainline.5: the Depot at office 2 is empty, but an eastbound train already sent
+def test_v_signals_1_dispatched_trains_bound_for_the_control_point_count(side: str) -> None:
+    """V-signals.1: the Depot at office 2 is empty, but an eastbound train already sent
     toward it takes the one track eastbound trains may have there - No. 4 ahead of No. 2 on a
     Mainline card, or No. 4 on the Running Track of the Whistle Post at office 1. No. 2 at
     office 0 holds before any clearance is asked."""
-    state = new_state(4, 4)
+    state = new_state(4, 4, home_signals=True)
     upgrade(state, 2)
     tray = put_train_at_office(state, 0, "train-2")
     if side == "west":
@@ -487,17 +526,17 @@ def test_d_mainline_5_dispatched_trains_bound_for_the_control_point_count(side: 
     assert bound_for(state, bound) == 2
     assert no_room_ahead(state, index) == 2
     run_stage(state)
-    assert mainline5_holds(state)[0] == index
+    assert signal_holds(state)[0] == index
     assert tray.office == 0
     assert not any(e.kind == "clearance" for e in state.events)
     assert_invariants(state)
 
 
-def test_d_mainline_5_the_last_track_is_kept_for_the_other_side() -> None:
-    """D-mainline.5: a westbound train on the Depot's Office card and another bound for it
+def test_v_signals_1_the_last_track_is_kept_for_the_other_side() -> None:
+    """V-signals.1: a westbound train on the Depot's Office card and another bound for it
     from the east take the westbound share; eastbound No. 2 still finds its track and
     departs, and a second westbound train sent toward the Depot would not."""
-    state = new_state(4, 4)
+    state = new_state(4, 4, home_signals=True)
     upgrade(state, 2)
     fill_office(state, 2, ("train-5",))
     set_mainline_regions(state, 3, 2)
@@ -511,11 +550,11 @@ def test_d_mainline_5_the_last_track_is_kept_for_the_other_side() -> None:
     assert_invariants(state)
 
 
-def test_d_mainline_5_departs_while_a_track_is_left() -> None:
-    """D-mainline.5: a westbound train on the Depot's Office card and trains elsewhere that are
+def test_v_signals_1_departs_while_a_track_is_left() -> None:
+    """V-signals.1: a westbound train on the Depot's Office card and trains elsewhere that are
     not bound for it (eastbound beyond it, westbound on the far side of the next Control
     Point): eastbound No. 2 departs."""
-    state = new_state(4, 4)
+    state = new_state(4, 4, home_signals=True)
     upgrade(state, 1)
     upgrade(state, 2)
     fill_office(state, 1, ("train-9",))
@@ -526,15 +565,15 @@ def test_d_mainline_5_departs_while_a_track_is_left() -> None:
     assert no_room_ahead(state, state.trays.index(tray)) == EMPTY
     run_stage(state)
     assert (tray.line, tray.region) == (1, 0)
-    assert mainline5_holds(state) == []
+    assert signal_holds(state) == []
     assert_invariants(state)
 
 
-def test_d_mainline_5_a_division_point_never_fills() -> None:
-    """D-mainline.5 / D-mainline.3: no Control Point office ahead means the far Division
+def test_v_signals_1_a_division_point_never_fills() -> None:
+    """V-signals.1 / D-mainline.3: no Control Point office ahead means the far Division
     Point, which holds any number of trains: a train never holds for it (a following train
     ahead only asks the Superintendent, R8.1.4)."""
-    state = new_state(2, 4)
+    state = new_state(2, 4, home_signals=True)
     set_mainline_regions(state, 2, 2)
     put_train_on_line(state, 2, 0, "train-4")
     put_train_on_line(state, 2, 1, "train-6")
@@ -543,15 +582,15 @@ def test_d_mainline_5_a_division_point_never_fills() -> None:
     assert first_control_point(state, 2, 1) == EMPTY
     assert no_room_ahead(state, index) == EMPTY
     run_stage(state)
-    assert mainline5_holds(state) == []
+    assert signal_holds(state) == []
     assert phase(state) is Phase.CLEARANCE and state.mainline_queue[0] == index
 
 
-def test_d_mainline_5_opposing_trains_meet_at_a_two_track_depot() -> None:
-    """D-mainline.5 / R2.1.11: No. 2 from the West and No. 1 from the East Division Point both
+def test_v_signals_1_opposing_trains_meet_at_a_two_track_depot() -> None:
+    """V-signals.1 / R2.1.11: No. 2 from the West and No. 1 from the East Division Point both
     run for the Depot at office 1 (two A/D tracks, one claimed by each): they meet there and
     both go on to complete their runs, with no collision and no deadlock."""
-    state = new_state(3, 4)
+    state = new_state(3, 4, home_signals=True)
     upgrade(state, 1)
     east = put_train_at_dp(state, "train-2")
     west = put_train_at_dp(state, "train-1")
@@ -582,14 +621,14 @@ def _play_stages(state: GameState, stages: int) -> None:
             state.apply(state.legal_intents()[0])
 
 
-def test_d_mainline_5_two_depots_facing_each_other_never_fill_one_way() -> None:
-    """D-mainline.5: neighbouring Depots at offices 1 and 2 each hold a train that cannot
+def test_v_signals_1_two_depots_facing_each_other_never_fill_one_way() -> None:
+    """V-signals.1: neighbouring Depots at offices 1 and 2 each hold a train that cannot
     leave yet (No. 2 eastbound, No. 1 westbound, out of order), and No. 4 (eastbound) and
     No. 3 (westbound) wait at the Division Points. Neither is sent, since its direction
     already has its track at the Depot ahead; so when the first two can leave, all four run
     on. (Counting both directions together sent them, filled each Depot with two trains
     bound for the other, and none of the four moved again.)"""
-    state = new_state(4, 4, days=3)
+    state = new_state(4, 4, days=3, home_signals=True)
     for line in range(5):
         set_mainline_regions(state, line, 2)
     upgrade(state, 1)

@@ -287,8 +287,8 @@ def test_r7_4_each_seat_adds_one_car_from_the_superintendent_leftward() -> None:
 
 def test_r7_4_legal_cars_are_exactly_the_allowed_empty_codes_in_the_yard() -> None:
     """R7.4 / C-yards.1: the AddCar list is every listed type still in the Division Yard as an
-    empty car, plus a caboose when the card permits one, plus EndConsist (the seat may add
-    none); loaded cars are never offered, though the yard holds them."""
+    empty car, plus a caboose when the card permits one, and nothing else: a seat asked must
+    find a suitable car; loaded cars are never offered, though the yard holds them."""
     state = new_state(3, 5)
     due_now(state, "train-11")  # boxcar, hopper, reefer, tank (3 each); caboose permitted
     move_division_to_classification(state, EMPTY_REEFER)
@@ -299,9 +299,8 @@ def test_r7_4_legal_cars_are_exactly_the_allowed_empty_codes_in_the_yard() -> No
     assert in_yard(state, loaded) == set(loaded)
     expected = {EMPTY_BOXCAR, EMPTY_HOPPER, EMPTY_TANK, CABOOSE_CODE}
     legal = state.legal_intents()
-    assert len(legal) == len(set(legal)) == len(expected) + 1
-    assert set(legal) == {AddCar(seat, car) for car in expected} | {EndConsist(seat)}
-    assert legal[-1] == EndConsist(seat)
+    assert len(legal) == len(set(legal)) == len(expected)
+    assert set(legal) == {AddCar(seat, car) for car in expected}
     for car in loaded:
         expect_illegal(state, AddCar(seat, car), "R7.4", f"takes no {car_name(car)}")
     assert_invariants(state)
@@ -322,44 +321,27 @@ def test_r7_4_only_loaded_cars_left_means_no_decision() -> None:
     assert_invariants(state)
 
 
-def test_r7_4_end_consist_declines_and_the_next_seat_decides() -> None:
-    """R7.4: a seat may place no car (EndConsist): the Division Yard and the train are
-    untouched, a declined ``no-car`` is logged, and the next seat leftward decides."""
+def test_r7_4_a_seat_may_not_decline_while_a_suitable_car_is_in_the_yard() -> None:
+    """R7.4: "must make every effort to find a suitable car": EndConsist is refused, naming
+    the cars the Division Yard holds for the train, and changes nothing; every seat from the
+    Superintendent leftward adds one car."""
     state = new_state(3, 5)
-    card = due_now(state, "train-5")
+    card = due_now(state, "train-5")  # coach 2, boxcar 1, reefer 1; caboose required
     pass_local_ops(state)
     first = state.actor
-    division, classification = state.division[:], state.classification[:]
-    total, consist = state.division_total, building(state).consist
-    state.apply(EndConsist(first))
-    assert state.division == division and state.classification == classification
-    assert state.division_total == total and building(state).consist == consist
-    (event,) = [e for e in state.events if e.kind == "no-car"]
-    assert event.seat == first and event.fields["declined"] is True
-    assert event_text(event, state) == f"seat {first} adds no car to No. 5"
-    assert phase(state) is Phase.NEW_TRAIN and state.actor == (first + 1) % 3
-    state.apply(AddCar(state.actor, EMPTY_COACH))
-    state.apply(EndConsist(state.actor))
-    (tray,) = trays_with(state, card)
-    assert cars(tray) == [EMPTY_COACH, CABOOSE_CODE]
-    assert [e.fields.get("declined") for e in state.events if e.kind == "no-car"] == [True, True]
-    assert_invariants(state)
-
-
-def test_r7_4_every_seat_may_decline() -> None:
-    """R7.4: every seat declines: the train leaves as made up at R7.3 (engine and required
-    caboose), and no car left the Division Yard."""
-    state = new_state(3, 5)
-    card = due_now(state, "train-5")
-    pass_local_ops(state)
-    division = state.division[:]
+    before = state.snapshot()
+    expect_illegal(state, EndConsist(first), "R7.4", "must find a suitable car for No. 5")
+    assert state.snapshot() == before
     seats = []
     while phase(state) is Phase.NEW_TRAIN:
         seats.append(state.actor)
-        state.apply(EndConsist(state.actor))
-    assert seats == [(state.fedora + i) % 3 for i in range(3)]
-    assert state.division == division
-    assert any(e.kind == "train-ready" and e.fields["train"] == card for e in state.events)
+        state.apply(
+            AddCar(state.actor, EMPTY_COACH if EMPTY_COACH in legal_cars(state) else min(legal_cars(state)))
+        )
+    assert seats == [(first + i) % 3 for i in range(3)]
+    (tray,) = trays_with(state, card)
+    assert len(cars(tray)) == 4 and cars(tray)[-1] == CABOOSE_CODE
+    assert not any(e.kind == "no-car" for e in state.events)
     assert_invariants(state)
 
 
@@ -418,8 +400,7 @@ def test_r7_4_illegal_cars_are_refused_and_change_nothing() -> None:
 
 
 def test_r7_4_wrong_seat_or_wrong_intent_is_refused() -> None:
-    """R7.4 / R5.0.1: only the deciding seat, and only AddCar or EndConsist, in the New Train
-    step."""
+    """R7.4 / R5.0.1: only the deciding seat, and only AddCar, in the New Train step."""
     state = new_state(3, 5)
     due_now(state, "train-1")
     pass_local_ops(state)
@@ -428,11 +409,12 @@ def test_r7_4_wrong_seat_or_wrong_intent_is_refused() -> None:
     expect_illegal(state, AddCar(other, EMPTY_COACH), "R5.0.1", f"seat {seat} must decide")
     expect_illegal(state, EndConsist(other), "R5.0.1", f"seat {seat} must decide")
     expect_illegal(state, ChooseDivisionPoint(seat, True), "R5.0.1", "not a decision")
-    assert EndConsist(seat) in state.legal_intents()
+    assert all(isinstance(intent, AddCar) for intent in state.legal_intents())
 
 
 def test_r7_4_end_consist_is_registered_for_the_new_train_phase() -> None:
-    """R7.4 / R7.5: EndConsist is an intent of the New Train and the Extra consist steps."""
+    """R7.4 / R7.5: EndConsist is an intent of the New Train step (refused there while a
+    suitable car exists, with the rule's own message) and of the Extra consist step."""
     (entry,) = [e for e in INTENTS if e.cls is EndConsist]
     assert entry.phases == frozenset({Phase.NEW_TRAIN, Phase.EXTRA_CONSIST})
 
@@ -893,3 +875,60 @@ def test_r7_1_r7_5_busy_new_train_phase_keeps_the_invariants() -> None:
     assert made_up(state, cid("train-2")) == [(0, 0)] and made_up(state, cid("train-6")) == [(0, 0)]
     assert state.pending_extras == []
     assert any(isinstance(i, ChooseDivisionPoint) for i in decisions)
+
+
+# ----------------------------------------------------------------------------- V-yards.2
+
+
+def test_v_yards_2_off_by_default_a_train_runs_short_with_the_cars_in_classification() -> None:
+    """C-yards.2 by default: the empty coaches train 1 could take are all in the
+    Classification Yard, which is no source: no seat decides, the train runs as a bare engine."""
+    state = new_state(2, 1)
+    card = due_now(state, "train-1")
+    move_division_to_classification(state, EMPTY_COACH)
+    move_division_to_classification(state, LOADED_COACH)
+    waiting = state.classification[:]
+    pass_local_ops(state)
+    (tray,) = trays_with(state, card)
+    assert tray.consist == (ENGINE,) and state.classification == waiting
+    assert not any(e.kind == "yard-refill" for e in state.events)
+
+
+def test_v_yards_2_the_classification_yard_returns_when_a_train_asks_for_a_car() -> None:
+    """V-yards.2 (``yard_on_demand``): the Division Yard holds no empty coach for train 1 but
+    the Classification Yard does: the seat is offered it, and taking it first brings every
+    Classification car back (event ``yard-refill`` with ``on_demand``)."""
+    state = new_state(2, 1, yard_on_demand=True)
+    card = due_now(state, "train-1")
+    move_division_to_classification(state, EMPTY_COACH)
+    move_division_to_classification(state, LOADED_COACH)
+    waiting, division = state.classification[:], state.division[:]
+    pass_local_ops(state)
+    seat = state.actor
+    assert phase(state) is Phase.NEW_TRAIN and legal_cars(state) == {EMPTY_COACH}
+    state.apply(AddCar(seat, EMPTY_COACH))
+    assert state.classification == [0] * len(waiting)
+    returned = [a + b for a, b in zip(division, waiting, strict=True)]
+    returned[EMPTY_COACH] -= 1
+    assert state.division == returned and state.division_total == sum(returned)
+    (refill,) = [e for e in state.events if e.kind == "yard-refill"]
+    assert refill.fields == {"cars": sum(waiting), "on_demand": True}
+    assert "(V-yards.2)" in event_text(refill, state)
+    add_first_cars(state)
+    (tray,) = trays_with(state, card)
+    assert cars(tray)[0] == EMPTY_COACH
+    assert_invariants(state)
+
+
+def test_v_yards_2_no_return_while_the_division_yard_holds_a_suitable_car() -> None:
+    """V-yards.2: one empty coach is left in the Division Yard: it is the car offered, and the
+    Classification Yard stays where it is."""
+    state = new_state(2, 1, yard_on_demand=True)
+    due_now(state, "train-1")
+    move_division_to_classification(state, EMPTY_COACH, keep=1)
+    waiting = state.classification[:]
+    pass_local_ops(state)
+    state.apply(AddCar(state.actor, EMPTY_COACH))
+    assert state.classification == waiting
+    assert not any(e.kind == "yard-refill" for e in state.events)
+    assert_invariants(state)

@@ -96,7 +96,7 @@ def test_c_rng_2_save_load_verify_round_trip(
     assert final.state_hash() == original.final_hash
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["format"] == "station-master-replay" and data["version"] == 2
-    assert data["rules_edition"] == RULES_EDITION == 2
+    assert data["rules_edition"] == RULES_EDITION == 3
     assert data["house_rules"] == original.config.house_rules.to_dict()
     assert "house_rules" not in data["config"]
 
@@ -240,9 +240,10 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("format", "chess-replay", "not a Station Master replay"),
     ("format", _DELETE, "not a Station Master replay"),
     ("version", 3, r"unsupported replay version 3 \(this build reads 2\)"),
-    ("version", 1, "made under rules edition 1; this build plays rules edition 2"),
-    ("rules_edition", 3, "made under rules edition 3; this build plays rules edition 2"),
-    ("rules_edition", "2", "rules_edition must be a positive integer, got '2'"),
+    ("version", 1, "made under rules edition 1; this build plays rules edition 3"),
+    ("rules_edition", 2, "made under rules edition 2; this build plays rules edition 3"),
+    ("rules_edition", 4, "made under rules edition 4; this build plays rules edition 3"),
+    ("rules_edition", "3", "rules_edition must be a positive integer, got '3'"),
     ("rules_edition", True, "rules_edition must be a positive integer, got True"),
     ("rules_edition", 0, "rules_edition must be a positive integer, got 0"),
     ("rules_edition", _DELETE, "rules_edition must be a positive integer, got None"),
@@ -387,7 +388,12 @@ def test_final_hash_must_be_hex(tmp_path: Path, good: dict[str, Any]) -> None:
 
 # --------------------------------------------------------------------------- rules editions
 
-EDITION_1 = Path(__file__).parent / "data" / "replay_rules_edition_1.json"
+DATA = Path(__file__).parent / "data"
+EDITION_1 = DATA / "replay_rules_edition_1.json"
+# Made by a build of edition 2 (commit b3a478c): a 2-office game of random bots, and a
+# position 30 decisions into it.
+EDITION_2 = DATA / "replay_rules_edition_2.json"
+EDITION_2_POSITION = DATA / "position_rules_edition_2.json"
 
 
 def refuse_to_build(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -402,7 +408,7 @@ def refuse_to_build(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_c_rng_2_an_edition_1_replay_is_refused_naming_both_editions(monkeypatch: pytest.MonkeyPatch) -> None:
     """An edition-1 replay (format version 1, from the old corpus) cannot be replayed by an
-    edition-2 build: ReplayError names the file and both editions, and no game is built."""
+    edition-3 build: ReplayError names the file and both editions, and no game is built."""
     data = json.loads(EDITION_1.read_text(encoding="utf-8"))
     assert data["version"] == 1 and "rules_edition" not in data
     refuse_to_build(monkeypatch)
@@ -410,33 +416,50 @@ def test_c_rng_2_an_edition_1_replay_is_refused_naming_both_editions(monkeypatch
         load_replay(EDITION_1)
     message = str(info.value)
     assert message.startswith(f"{EDITION_1}: this replay was made under rules edition 1; ")
-    assert "this build plays rules edition 2" in message and "use a build of rules edition 1" in message
-    with pytest.raises(ReplayError, match="made under rules edition 1; this build plays rules edition 2"):
+    assert "this build plays rules edition 3" in message and "use a build of rules edition 1" in message
+    with pytest.raises(ReplayError, match="made under rules edition 1; this build plays rules edition 3"):
         parse_replay(data)
+
+
+def test_c_rng_2_edition_2_files_are_refused_naming_both_editions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay and a position saved by an edition-2 build are refused by this edition-3
+    build with both editions named, before any game is built."""
+    assert json.loads(EDITION_2.read_text(encoding="utf-8"))["rules_edition"] == 2
+    assert json.loads(EDITION_2_POSITION.read_text(encoding="utf-8"))["rules_edition"] == 2
+    refuse_to_build(monkeypatch)
+    for path, what, load in (
+        (EDITION_2, "replay", load_replay),
+        (EDITION_2_POSITION, "position", load_position),
+    ):
+        with pytest.raises(ReplayError) as info:
+            load(path)
+        message = str(info.value)
+        assert message.startswith(f"{path}: this {what} was made under rules edition 2; ")
+        assert "this build plays rules edition 3" in message and "use a build of rules edition 2" in message
 
 
 def test_c_rng_2_a_replay_of_a_later_edition_is_refused(
     tmp_path: Path, good: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A file that claims rules edition 3 is refused the same way, whatever else it holds."""
-    good["rules_edition"] = 3
+    """A file that claims rules edition 4 is refused the same way, whatever else it holds."""
+    good["rules_edition"] = 4
     path = write(tmp_path, good)
     refuse_to_build(monkeypatch)
     with pytest.raises(ReplayError) as info:
         load_replay(path)
     message = str(info.value)
-    assert message.startswith(f"{path}: this replay was made under rules edition 3; ")
-    assert "this build plays rules edition 2" in message and "use a build of rules edition 3" in message
+    assert message.startswith(f"{path}: this replay was made under rules edition 4; ")
+    assert "this build plays rules edition 3" in message and "use a build of rules edition 4" in message
 
 
-@pytest.mark.parametrize(("version", "edition"), [(1, None), (2, 1), (2, 3)])
+@pytest.mark.parametrize(("version", "edition"), [(1, None), (2, 1), (2, 2), (2, 4)])
 def test_c_rng_2_a_position_of_another_edition_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int, edition: int | None
 ) -> None:
     """Positions too: a version-1 file (edition 1) or one claiming another edition is
     refused with both editions named, before any state is rebuilt."""
     data = position_to_json(new_state(2, 3))
-    assert data["version"] == 2 and data["rules_edition"] == 2
+    assert data["version"] == 2 and data["rules_edition"] == 3
     data["version"] = version
     if edition is None:
         del data["rules_edition"]
@@ -449,7 +472,7 @@ def test_c_rng_2_a_position_of_another_edition_is_refused(
         load_position(path)
     message = str(info.value)
     assert message.startswith(f"{path}: this position was made under rules edition {claimed}; ")
-    assert "this build plays rules edition 2" in message
+    assert "this build plays rules edition 3" in message
 
 
 # ----------------------------------------------------------------------------- seats, atomic saves

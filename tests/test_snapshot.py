@@ -46,13 +46,13 @@ STATE_SLOTS: tuple[str, ...] = vars(GameState).get("__slots__") or vars(GameStat
 # four Appendix B rules, half of the games with the overnight_yard variant too, both modes;
 # RED_FLAG_GAME reaches a RED FLAG decision, the last game a rich Local Operations position.
 Game = tuple[int, int, int, int, bool]
-RED_FLAG_GAME: Game = (3, 48, 3, 8, False)
+RED_FLAG_GAME: Game = (3, 61, 3, 8, False)
 GAMES: list[Game] = [
     *((1 + i % 6, 100 + i, 1 + i % 3, i % 16 | 16 * (i // 12), False) for i in range(24)),
     (2, 140, 2, 5, True),
     (5, 141, 2, 26, True),
     RED_FLAG_GAME,
-    (3, 35, 3, 8, False),
+    (3, 37, 3, 8, False),
 ]
 POSITIONS_PER_PHASE = 12
 CONTINUATION = 40  # decisions played on from each rebuilt position
@@ -819,7 +819,7 @@ def test_c_rng_2_position_file_round_trip(tmp_path: Path, phase: Phase) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     assert list(data) == ["format", "version", "rules_edition", "config", "house_rules", "state", "hash"]
     assert data["format"] == "station-master-position" and data["version"] == 2
-    assert data["rules_edition"] == 2
+    assert data["rules_edition"] == 3
     assert data["hash"] == original.state_hash()
     loaded = load_position(path)
     assert loaded.state_hash() == original.state_hash()

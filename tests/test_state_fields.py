@@ -32,8 +32,8 @@ SHARED_PARTS = frozenset({"survey"})
 # Random games (offices, seed, days, house rules): among their positions every phase, and
 # every field with content (a collision, held trains, pending Extras, workers used, ...).
 GAMES: tuple[tuple[int, int, int, dict[str, bool]], ...] = (
-    (3, 48, 3, {"emergency_toolbox": True}),
-    (3, 35, 3, {"emergency_toolbox": True}),
+    (3, 61, 3, {"emergency_toolbox": True}),
+    (3, 51, 3, {"emergency_toolbox": True}),
     (4, 7, 2, {"sister_trains": True}),
     (2, 11, 2, {}),
     (3, 6, 3, {}),  # workers used in a Cargo turn

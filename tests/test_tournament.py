@@ -357,7 +357,8 @@ def test_json_shape(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         "days": 1,
         "house_rules": {
             "reduced_visibility": False, "sister_trains": True, "employee_rotation": False,
-            "emergency_toolbox": False, "overnight_yard": False,
+            "emergency_toolbox": False, "overnight_yard": False, "yard_on_demand": False,
+            "home_signals": False,
         },
         "games": 2,
         "seed": 9,

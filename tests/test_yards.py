@@ -194,3 +194,27 @@ def test_v_yards_1_not_after_the_final_day_nor_during_the_day() -> None:
     quiet = new_state(2, 1, days=2, overnight_yard=True)
     end_day(quiet)
     assert quiet.day == 1 and not any(e.kind == "yard-refill" for e in quiet.events)
+
+
+def test_v_yards_2_a_freight_agent_stocking_brings_the_classification_yard_back() -> None:
+    """V-yards.2 (``yard_on_demand``): the Division Yard holds no loaded coach, the
+    Classification Yard does: stocking the Depot's green box is offered, and doing it returns
+    every Classification car first. Off by default it is not offered (C-yards.4)."""
+    for on in (False, True):
+        state = new_state(2, 4, yard_on_demand=on)
+        seat = state.current_player()
+        set_office(state, seat, "depot")
+        move_division_to_classification(state, LOADED_COACH)
+        stock = StockOutbound(seat, OFFICE, LOADED_COACH)
+        assert (stock in state.legal_intents()) is on
+        if not on:
+            expect_illegal(state, stock, "C-yards.1")
+            continue
+        waiting, total = sum(state.classification), state.division_total
+        state.apply(stock)
+        assert state.classification == [0] * N_CAR_CODES
+        assert state.division_total == total + waiting - 1
+        assert [e.fields for e in state.events if e.kind == "yard-refill"] == [
+            {"cars": waiting, "on_demand": True}
+        ]
+        assert_invariants(state)

@@ -27,9 +27,11 @@ Stage by ``(state.day, state.stage)``; the yards and cars are counted once per d
   late departures, runs completed and trip lengths (Stages from the Division Point highball to
   ``run-complete``) by day of completion; Extras made up and completed;
 - collisions by cause, and those a seat's decision led to: switching (``arrival-track``,
-  ``departure-track``: only switching Moves leave cars or trays on the Running Track) and
-  clearance (``mainline``, when the moving train was sent by the Superintendent's Clearance);
-  a ``full-office`` collision or an unknown cause counts as no decision; RED FLAGs played;
+  ``departure-track``: only switching Moves leave cars or trays on the Running Track), keeping
+  a train on a full Office (``full-office``, when a train at that office arrived in an earlier
+  Stage, so the seat had a Local Operations turn with it there) and clearance (``mainline``,
+  or a ``full-office`` one not kept, when the moving train was sent by the Superintendent's
+  Clearance); an unknown cause counts as no decision; RED FLAGs played;
 - at the day's end: the Division Yard (and its loaded and empty coaches), the Classification
   Yard, the cars on trains, and the idle cars (standing on station cards, in facility boxes);
   Classification-to-Division refills during the day and the cars they moved.
@@ -135,6 +137,7 @@ SECTIONS: tuple[tuple[str, tuple[Metric, ...]], ...] = (
             _m("collisions.decision", "  led to by a seat's decision"),
             _m("collisions.decision.switching", "    by switching"),
             _m("collisions.decision.clearance", "    by a clearance"),
+            _m("collisions.decision.office", "    by keeping a train on a full Office"),
             _m("red_flags", "collisions averted (RED FLAG)"),
         ),
     ),
@@ -309,6 +312,7 @@ class Observer:
         self.at_dp: dict[int, _Due] = {}  # tray -> instance made up, not departed yet
         self.trip_start: dict[int, int] = {}  # tray -> Stage count at its Division Point highball
         self.cleared: dict[int, bool] = {}  # tray -> its departure under way was sent by a Clearance
+        self.arrived: dict[int, tuple[int, int]] = {}  # tray at an office -> (office, Stage count)
         self.handlers: dict[str, Callable[[Event, GameState], None]] = {
             "play-train": self._play_train,
             "new-train": self._new_train,
@@ -316,6 +320,7 @@ class Observer:
             "hold": self._hold,
             "clearance": self._clearance,
             "highball": self._highball,
+            "arrive": self._arrive,
             "run-complete": self._run_complete,
             "collision": self._collision,
             "red-flag": self._red_flag,
@@ -425,8 +430,15 @@ class Observer:
         if not event.fields["clear"]:
             self._reason(self.at_dp.get(tray), event.day, "held.clearance_refused")
 
+    def _arrive(self, event: Event, state: GameState) -> None:
+        self.arrived[event.fields["tray"]] = (
+            event.fields["office"],
+            event.day * STAGES_PER_DAY + event.stage,
+        )
+
     def _highball(self, event: Event, state: GameState) -> None:
         tray = event.fields["tray"]
+        self.arrived.pop(tray, None)
         self.cleared[tray] = bool(event.fields["cleared"])
         if event.fields["office"] != EMPTY:
             return
@@ -440,6 +452,7 @@ class Observer:
     def _run_complete(self, event: Event, state: GameState) -> None:
         tray = event.fields["tray"]
         self.cleared.pop(tray, None)
+        self.arrived.pop(tray, None)
         if self._extra(event.fields["train"]):
             self.days[event.day]["extras.completed"] += 1
             return
@@ -464,7 +477,9 @@ class Observer:
         decision = None
         if cause in ("arrival-track", "departure-track"):
             decision = "switching"
-        elif cause == "mainline" and self.cleared.get(mover, False):
+        elif cause == "full-office" and self._kept_on_office(event):
+            decision = "office"
+        elif cause in ("mainline", "full-office") and self.cleared.get(mover, False):
             decision = "clearance"
         if decision is not None:
             day["collisions.decision"] += 1
@@ -475,6 +490,15 @@ class Observer:
             self._reason(self.at_dp.pop(tray, None), event.day, "held.collision")
             self.trip_start.pop(tray, None)
             self.cleared.pop(tray, None)
+            self.arrived.pop(tray, None)
+
+    def _kept_on_office(self, event: Event) -> bool:
+        """A full-Office collision is the office seat's decision when a train at its office
+        arrived in an earlier Stage: a Local Operations turn could have taken it off the A/D
+        tracks (a siding) or out on its way."""
+        now = event.day * STAGES_PER_DAY + event.stage
+        office = event.fields["office"]
+        return any(at == office and when < now for at, when in self.arrived.values())
 
     def _red_flag(self, event: Event, state: GameState) -> None:
         self.days[event.day]["red_flags"] += 1
@@ -662,6 +686,7 @@ def summarize(balance: Balance, records: Sequence[GameRecord]) -> list[OfficeSum
             "of": total("collisions.total"),
             "switching": total("collisions.decision.switching"),
             "clearance": total("collisions.decision.clearance"),
+            "office": total("collisions.decision.office"),
             "red_flags": total("red_flags"),
         }
         out.append(OfficeSummary(offices, metrics, days, all_days, decisions, hold_why, games))

@@ -204,7 +204,7 @@ def _run_balance(args: argparse.Namespace) -> int:
         d = summary.collision_decisions
         console.print(
             f"collisions led to by a seat's decision: {d['led']} of {d['of']} "
-            f"(switching {d['switching']}, clearance {d['clearance']}); "
+            f"(switching {d['switching']}, clearance {d['clearance']}, full Office {d['office']}); "
             f"averted by a RED FLAG: {d['red_flags']}"
         )
     console.print(

@@ -3,7 +3,8 @@
     python -m experiments.devtools.record_corpus            # writes tests/data/replays.jsonl.gz
 
 One replay file (the ``station-master-replay`` format) per line: 1-6 offices, 1-3 days,
-every combination of the house rules and variants, competitive and co-op games. Half the games are
+every combination of the house rules and ``overnight_yard``, each combination of the edition-3
+variants (``_SPREAD``) in a quarter of the games, competitive and co-op games. Half the games are
 played by random bots, half by a revenue-seeking bot that prefers cargo work, track and
 facility cards and Freight Agent stocking, so the corpus reaches cargo and switching rules
 random play rarely does. ``tests/test_corpus.py`` replays every game and checks its final
@@ -41,6 +42,9 @@ from sm_env.core import (
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "replays.jsonl.gz"
 _EAGER = (Board, Detrain, Labor, StockOutbound, PlaceCard, PlaceModifier)
+# The variants of edition 3 take each of their combinations in a quarter of the games rather
+# than multiplying the corpus by four.
+_SPREAD = ("yard_on_demand", "home_signals")
 
 
 class EagerAgent:
@@ -66,13 +70,15 @@ class EagerAgent:
 
 def corpus_configs() -> list[tuple[int, GameConfig, str]]:
     """(seed, config, bot name) of every corpus game."""
-    names = HouseRules.names()
+    names = tuple(name for name in HouseRules.names() if name not in _SPREAD)
     flags = itertools.product((False, True), repeat=len(names))
     combos = [dict(zip(names, on, strict=True)) for on in flags]
     out: list[tuple[int, GameConfig, str]] = []
     game = 0
-    for offices, rules in itertools.product(range(1, 7), combos):
+    for offices, combo in itertools.product(range(1, 7), combos):
         for mode in (Mode.COMPETITIVE, Mode.COOP):
+            spread = (game * 5 + offices) % (1 << len(_SPREAD))
+            rules = {**combo, **{name: bool(spread >> k & 1) for k, name in enumerate(_SPREAD)}}
             target = None
             if mode is Mode.COOP:
                 target = 6 + game % 7

@@ -104,9 +104,9 @@ def relist_card_play(state: GameState, before: list[Intent], intent: Intent) -> 
         out = before[:]
     else:
         out = [listed for listed in before if getattr(listed, "card", EMPTY) != card]
-    end_turn = _END_TURN[seat]
-    if len(hand) <= HAND_LIMIT and (not out or out[-1] is not end_turn):
-        out.append(end_turn)
+    # By type, not identity: a copied state's cached list holds copies of the shared intents.
+    if len(hand) <= HAND_LIMIT and (not out or type(out[-1]) is not EndTurn):
+        out.append(_END_TURN[seat])
     return out
 
 

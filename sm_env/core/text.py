@@ -97,6 +97,7 @@ _EVENT_TEXT: dict[str, str] = {
     "reshuffle": "Home Office reshuffled: {cards} cards, Departments re-dealt",
     "yard-refill": "Division Yard empty: {cars} cars return from the Classification Yard",
     "yard-refill-overnight": "overnight, {cars} cars return from the Classification Yard (V-yards.1)",
+    "yard-refill-on-demand": "a car asked for is not in the Division Yard: {cars} cars return (V-yards.2)",
     "play-extra": "seat {seat} plays {card:card}; it runs when a Crew Tray is free",
     "play-train": (
         "seat {seat} plays {card:card}: rolled {roll}, departs at {slot:clock} (stage {slot:stageno})"
@@ -109,7 +110,6 @@ _EVENT_TEXT: dict[str, str] = {
     "rotation": "employee rotation: seat -> office {offices}",
     "held": "no free Crew Tray: {trains:trains} held (C-trays.2)",
     "no-car": "seat {seat} finds no car for {train:train}",
-    "no-car-declined": "seat {seat} adds no car to {train:train}",
     "add-car": "seat {seat} puts a car on {train:train}: {car:car}",
     "hold": "{train:train} holds: {why} ({rule})",
     "hold-at": "{train:train} holds: {why}, office {office} ({rule})",
@@ -151,8 +151,8 @@ def _template(event: Event) -> str:
         return "hold-at"
     if kind == "yard-refill" and fields.get("overnight"):
         return "yard-refill-overnight"
-    if kind == "no-car" and fields.get("declined"):
-        return "no-car-declined"
+    if kind == "yard-refill" and fields.get("on_demand"):
+        return "yard-refill-on-demand"
     if kind == "game-over":
         return f"game-over-{fields['why']}"
     if kind == "highball" and fields["office"] == EMPTY:
