@@ -20,8 +20,8 @@ from sm_env.core.phases import Step
 from sm_env.core.pieces import EMPTY
 from sm_env.core.state import Event, GameState
 
-TINY = bal.Balance(offices=(1, 3), days=2, games=2, seed=3)
-TINY_ARGV = ("balance", "--offices", "1,3", "--days", "2", "--games", "2", "--seed", "3")
+TINY = bal.Balance(offices=(1, 3), days=2, games=2, seed=4)
+TINY_ARGV = ("balance", "--offices", "1,3", "--days", "2", "--games", "2", "--seed", "4")
 COLLISION_RULES = dict((kind, rules) for kind, rules in bal.LEDGER_KINDS)["collisions"]
 
 
@@ -160,7 +160,42 @@ def test_every_bot_sits_in_every_seat_equally_often() -> None:
         for seat in range(offices):
             assert sorted(run3.seat_bots(offices, g)[seat] for g in range(3)) == sorted(bal.DEFAULT_BOTS)
     assert run3.seat_bots(3, 1) == ("freight", "dispatcher", "passenger")
-    assert [job[2] for job in bal.jobs_of(TINY)] == [3, 4, 3, 4]
+    assert [job[2] for job in bal.jobs_of(TINY)] == [4, 5, 4, 5]
+
+
+def test_a_full_office_collision_is_the_seats_decision_when_a_train_stood_there_a_stage() -> None:
+    """D-collision.1: a train arriving at a full Office strikes a train that arrived there in an
+    earlier Stage: the seat had a Local Operations turn to take it off the A/D tracks, so the
+    collision counts as its decision ("office"). Struck by a train that arrived in the same
+    Mainline Phase, it counts as no decision, unless the mover was sent by a clearance."""
+    cases = (((0, 3), False, "office"), ((0, 4), False, None), ((0, 4), True, "clearance"))
+    for (day, stage), cleared, decision in cases:
+        state = engine.new_game(GameConfig(offices=2, days=1), 5)
+        watch = bal.Observer(state)
+        card = load_catalogue().train_by_number[1]
+        state.events += [
+            Event(0, 3, "arrive", 1, {"train": card, "tray": 0, "office": 1}),
+            Event(
+                0, 4, "highball", 0, {"train": card, "tray": 1, "office": 0, "line": 1, "cleared": cleared}
+            ),
+            Event(day, stage, "arrive", 1, {"train": card, "tray": 2, "office": 1}),
+            Event(
+                0,
+                4,
+                "collision",
+                1,
+                {"cause": "full-office", "rule": "R8.2.3", "tray": 1, "struck": 0, "office": 1},
+            ),
+            Event(0, 11, "day-end", -1, {"revenue": [0, 0]}),
+        ]
+        if (day, stage) == (0, 4):  # only the struck train stood there, and it arrived this Stage
+            state.events[0] = Event(0, 4, "arrive", 1, {"train": card, "tray": 0, "office": 1})
+        watch.update(state)
+        counts = watch.finish(state, 0, 5).days[0]
+        assert counts["collisions.full-office"] == 1
+        assert counts.get("collisions.decision", 0) == (decision is not None)
+        for kind in ("office", "clearance", "switching"):
+            assert counts.get(f"collisions.decision.{kind}", 0) == (kind == decision), (kind, decision)
 
 
 def test_unknown_hold_rules_and_collision_causes_are_counted_by_name() -> None:
@@ -208,7 +243,7 @@ def test_json_is_reproducible_and_holds_the_parameters(
     doc = json.loads(out)
     assert doc == json.loads(json.dumps(bal.document(TINY, summaries)))  # the same games, played apart
     assert doc["parameters"] == {
-        "offices": [1, 3], "days": 2, "games": 2, "seed": 3,
+        "offices": [1, 3], "days": 2, "games": 2, "seed": 4,
         "bots": ["passenger", "freight", "dispatcher"],
         "bot_labels": [bot_label(bot) for bot in bal.DEFAULT_BOTS],
         "house_rules": {
@@ -220,10 +255,10 @@ def test_json_is_reproducible_and_holds_the_parameters(
     }  # fmt: skip
     assert doc["command"].split() == ["station-master", *TINY_ARGV, "--bots", "passenger,freight,dispatcher"]
     three = doc["results"][1]
-    assert three["offices"] == 3 and [g["seed"] for g in three["games"]] == [3, 4]
+    assert three["offices"] == 3 and [g["seed"] for g in three["games"]] == [4, 5]
     cell = three["days"]["trains.due"][0]
     assert set(cell) == {"mean", "half_width", "n"} and cell["n"] == 2
-    assert set(three["collision_decisions"]) == {"led", "of", "switching", "clearance", "red_flags"}
+    assert set(three["collision_decisions"]) == {"led", "of", "switching", "clearance", "office", "red_flags"}
 
 
 def test_table_per_office_count(capsys: pytest.CaptureFixture[str]) -> None:
