@@ -21,15 +21,9 @@ QUOTE = re.compile(r'"([^"]+)"')
 # The seed files, in the project's shared/ folder beside the checkout (CI lays it there too).
 SEED_DIRS = (Path(__file__).resolve().parents[2] / "shared" / "seeds",)
 
-# The decisions whose default edition goes against a quoted seed sentence. Rules edition 3
-# re-decides them (issue 22): an edition that fixes one changes its row's kind in docs/rules.md
-# §9 and must remove it here, so that this set always says which contradictions remain.
-CONTRADICTS = {
-    "R7.4",  # a seat may add no car although §7 says he "must make every effort"
-    "R8.2.3",  # a train meeting a full Office waits at the Limits
-    "D-mainline.5",  # a sixth hold added to §8.1's five Highball conditions
-    "D-collision.1",  # carries R8.2.3's "a full Office is no collision"
-}
+# The decisions whose default edition goes against a quoted seed sentence: none since rules
+# edition 3 (issue 22). A decision that comes to contradict one must say so in its row and here.
+CONTRADICTS: set[str] = set()
 
 
 def rules_lines() -> list[str]:
@@ -118,7 +112,7 @@ def test_decision_ids_cover_the_three_kinds_of_entry() -> None:
     assert "D-seat.1" in ids and "D-view.1" in ids  # §6
     assert "V-yards.1" in ids  # §8
     assert "R7.4" in ids and "C-stock.2" in ids  # Decision lines in §4 and §5
-    assert "R7.5" not in ids  # an entry with no Decision line
+    assert "R8.1.3" not in ids  # an entry with no Decision line
 
 
 def test_every_kind_is_one_of_four_words() -> None:
