@@ -181,8 +181,8 @@ def test_a_switching_move_built_step_by_step(tmp_path: Path) -> None:
     child.sendline("quit")
     assert finish(child) == 0
     replay = load_replay(load)
-    assert replay.decisions[92] == MoveTray(0, 1, ((0, 0), (0, 1)), (0, 0), 0)
-    assert replay.decisions[93].kind.value == "end_switching"
+    assert replay.decisions[91] == MoveTray(0, 1, ((0, 0), (0, 1)), (0, 0), 0)
+    assert replay.decisions[92].kind.value == "end_switching"
 
 
 def test_a_move_with_a_choice_of_route(tmp_path: Path) -> None:

@@ -76,7 +76,8 @@ def switching_positions(count: int) -> list[tuple[GameState, Replay]]:
 
 
 # Saved games stopped where a Move has a choice of route (two-routes*) or of tray (two-trays*):
-# the first decisions of games of freight bots, 1-2 offices, 3 days.
+# the first decisions of games of freight bots, 1-2 offices, 3 days. Recorded (seeds and
+# stopping rule there) by ``python -m experiments.devtools.record_table_fixtures``.
 SPECIAL = Path(__file__).parent / "data" / "table"
 
 
