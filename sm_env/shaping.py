@@ -25,10 +25,12 @@ from sm_env.core import (
     STAGES_PER_DAY,
     ConfigError,
     GameState,
+    ad_tracks,
     capacity_bonus,
     car_type,
     eta,
     room,
+    trays_at,
 )
 
 Potential = Callable[[GameState, int], float]
@@ -62,7 +64,8 @@ def exposure(board: GameState, seat: int) -> float:
     """Minus the collision penalty the seat risks (R8.2.3, R8.2.4, R10.2): for each side of its
     Office with cars or a train standing on the Running Track there (Limits included), -5 times
     the weight (``DISCOUNT ** eta``) of the nearest train that would run into them: one
-    arriving from that side, or one on the Office card leaving towards it."""
+    arriving from that side, or one on the Office card leaving towards it; and, when every A/D
+    track of the Office is taken, -5 times the weight of the nearest other arrival."""
     office = board.office_of_seat[seat]
     station = board.stations[office]
     west = east = False
@@ -74,9 +77,10 @@ def exposure(board: GameState, seat: int) -> float:
         if t.office == office and t.cell is not None and t.cell[0] == 0 and t.cell[1] != 0:
             west, east = west or t.cell[1] < 0, east or t.cell[1] > 0
             blockers.add(i)
-    if not (west or east):
+    full = len(trays_at(board, office)) >= ad_tracks(board, office)
+    if not (west or east or full):
         return 0.0
-    risk_west = risk_east = 0.0
+    risk_west = risk_east = risk_full = 0.0
     for i, weight in _coming(board, office):
         if i in blockers:
             continue
@@ -86,14 +90,18 @@ def exposure(board: GameState, seat: int) -> float:
         if t.direction > 0:
             if west and not on_office:
                 risk_west = max(risk_west, weight)
+            elif full and not on_office:
+                risk_full = max(risk_full, weight)
             if east and on_office:
                 risk_east = max(risk_east, weight)
         else:
             if east and not on_office:
                 risk_east = max(risk_east, weight)
+            elif full and not on_office:
+                risk_full = max(risk_full, weight)
             if west and on_office:
                 risk_west = max(risk_west, weight)
-    return -COLLISION_PENALTY * (risk_west + risk_east)
+    return -COLLISION_PENALTY * (risk_west + risk_east + risk_full)
 
 
 def prospects(board: GameState, seat: int) -> float:

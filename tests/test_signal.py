@@ -9,6 +9,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+from conftest import new_state, put_train_at_office, put_train_on_line, set_mainline_regions
 
 import sm_env
 from sm_env.core.cars import COACH
@@ -23,7 +24,7 @@ from sm_env.core.scenarios import REGISTRY as SCENARIOS
 from sm_env.core.scenarios import apply_scenarios
 from sm_env.core.state import GameState
 from sm_env.shaping import REGISTRY as POTENTIALS
-from sm_env.shaping import prospects
+from sm_env.shaping import DISCOUNT, exposure, prospects
 from sm_env.single_agent import SingleAgentEnv
 
 WRAPPED_WARNING = "ignore:.*is different from the unwrapped version:UserWarning"
@@ -287,3 +288,16 @@ def test_check_env_with_the_options_on(gym_id: str) -> None:
     options = {"shaping": "prospects", "scenario": tuple(SCENARIOS), "scenario_prob": 0.5, "num_offices": 2}
     check_env(made(gym_id, **options).unwrapped)
     sb3_check_env(made(gym_id, **options), warn=True)
+
+
+def test_exposure_counts_an_arrival_at_a_full_office() -> None:
+    """R8.2.3 (edition 3): a train standing on a Whistle Post's one A/D track and another due
+    next Mainline Phase (its ETA is 1): the seat risks the 5 Revenue at weight ``DISCOUNT``;
+    with the track free there is nothing to lose."""
+    state = new_state(3, 4)
+    seat = state.seat_of_office[1]
+    set_mainline_regions(state, 1, 2)
+    put_train_on_line(state, 1, 1, "train-2")  # eastbound, arrives at office 1 next
+    assert exposure(state, seat) == 0.0
+    put_train_at_office(state, 1, "train-4")
+    assert exposure(state, seat) == -5 * DISCOUNT
