@@ -23,8 +23,8 @@ from sm_env.core.rng import Rng
 from sm_env.core.scenarios import REGISTRY as SCENARIOS
 from sm_env.core.scenarios import apply_scenarios
 from sm_env.core.state import GameState
-from sm_env.shaping import REGISTRY as POTENTIALS
 from sm_env.shaping import DISCOUNT, exposure, prospects
+from sm_env.shaping import REGISTRY as POTENTIALS
 from sm_env.single_agent import SingleAgentEnv
 
 WRAPPED_WARNING = "ignore:.*is different from the unwrapped version:UserWarning"
