@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from agents.planning import Plan, StationScorer, plan_switching, station_key
+from agents.planning import Plan, StationScorer, plan_candidates, plan_switching, station_key
 from sm_env.core import (
     COACH,
     EMPTY,
@@ -63,6 +63,7 @@ from sm_env.core import (
 )
 
 Param = float
+KEEP_PLANS = 3  # plans one switching search keeps: its best, and the few the station guard rolls out
 
 
 # ---------------------------------------------------------------------------- estimates
@@ -290,6 +291,7 @@ class HeuristicBot:
         self.seed = seed & 0xFFFFFFFF
         self.rng = Rng(self.seed)
         self._plan: list[tuple[tuple[object, ...], MoveTray]] = []
+        self._final = False  # the plan ends the switching turn: no replanning after it
         self._memo: dict[tuple[object, ...], Any] = {}
         self.reason: str | None = None  # why the last choice, in a line (the play table's hint)
 
@@ -303,6 +305,11 @@ class HeuristicBot:
         value = compute()
         self._memo[key] = value
         return value
+
+    def share_memo(self, memo: dict[tuple[object, ...], Any]) -> None:
+        """Work with ``memo`` as its cache: bots of one kind and parameters may share one (it
+        holds what public facts gave), as a search bot's rollout bots do."""
+        self._memo = memo
 
     def p(self, key: str) -> float:
         return self.params[key]
@@ -454,6 +461,40 @@ class HeuristicBot:
         """The station this bot wants after switching (subclasses add goals)."""
         return StationScorer(board, view.seat)
 
+    def candidate_plans(
+        self, view: SeatView, board: GameState, scorer: StationScorer, moves: int, keep: int
+    ) -> list[Plan]:
+        """The beam search's ``keep`` best plans (``plan_candidates``) for ``scorer``'s goals,
+        remembered for the same station: a train may stand there for several Stages, and the
+        station guard asks again for the plans its bot has just searched."""
+        seat = view.seat
+        office = office_of(board, seat)
+        station = board.stations[office]
+        trains = tuple(
+            (i, t.train, t.direction, t.facing) for i, t in enumerate(board.trays) if t.office == office
+        )
+        # everything the Moves and the scores read: track, cars, trains, loads being worked (locks)
+        key = (
+            "plans",
+            station_key(board, seat),
+            trains,
+            tuple(sorted(station.grid.items())),
+            tuple((cell, tuple(boxes.work)) for cell, boxes in sorted(station.boxes.items())),
+            moves,
+            keep,
+            scorer.w_home,
+            scorer.signature(),
+        )
+
+        def search() -> list[Plan]:
+            state = view.determinize(self.rng)
+            return plan_candidates(
+                state, seat, moves, scorer, int(self.p("beam")), int(self.p("branch")), keep
+            )
+
+        found: list[Plan] = self.memo(key, search)
+        return list(found)
+
     def make_plan(self, view: SeatView, board: GameState, moves: int) -> Plan:
         """The beam search from the view's station; when the narrow beam finds no plan worth
         ``switch_gain``, once more ``widen`` times wider (a half-done plan that must first
@@ -463,7 +504,7 @@ class HeuristicBot:
 
         def search() -> Plan:
             beam, branch = int(self.p("beam")), int(self.p("branch"))
-            plan = plan_switching(view.determinize(self.rng), view.seat, moves, scorer, beam, branch)
+            plan = self.candidate_plans(view, board, scorer, moves, KEEP_PLANS)[0]
             widen = self.p("widen")
             if plan.score - plan.start_score < self.p("switch_gain") and widen > 1:
                 wide = plan_switching(
@@ -481,8 +522,11 @@ class HeuristicBot:
         found: Plan = self.memo(key, search)
         return found
 
-    def remember(self, plan: Plan) -> None:
+    def remember(self, plan: Plan, final: bool = False) -> None:
+        """Follow ``plan`` in the switching turn; when ``final``, stop once it is done (or
+        the station no longer matches it) instead of planning on."""
         self._plan = list(zip(plan.keys, plan.moves, strict=True))
+        self._final = final
 
     def switch_option(
         self, view: SeatView, board: GameState, legal: list[Intent]
@@ -503,6 +547,10 @@ class HeuristicBot:
         if self._plan and self._plan[0][0] == key and self._plan[0][1] in legal:
             self.reason = "the next Move of the plan it made this turn"
             return self._plan.pop(0)[1]
+        if self._final:
+            self._plan = []
+            self.reason = "its plan is done"
+            return EndSwitching(view.seat)
         plan = self.make_plan(view, board, board.moves_left)
         if plan.moves and plan.score > plan.start_score + 1e-9:
             self.remember(plan)
@@ -631,6 +679,7 @@ def _best_pair(options: list[tuple[float, Intent]]) -> tuple[float, Intent]:
 
 
 __all__ = [
+    "KEEP_PLANS",
     "HeuristicBot",
     "best_cargo_intent",
     "cargo_progress",

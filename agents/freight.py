@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agents.common import HeuristicBot, Param, expected_visits, game_left, office_of
-from agents.planning import StationScorer, layout_value
+from agents.common import Param, expected_visits, game_left, office_of
+from agents.planning import Plan, StationScorer, layout_value
+from agents.safety import StationSafety
 from sm_env.core import (
     CABOOSE,
     COACH,
@@ -45,7 +46,7 @@ from sm_env.core import (
 )
 
 
-class FreightBot(HeuristicBot):
+class FreightBot(StationSafety):
     """Freight builder: lays sidings and industries, stocks loads, spots cars with planned
     switching Moves, loads and unloads.
 
@@ -69,8 +70,14 @@ class FreightBot(HeuristicBot):
        Office), adds loaded cars its industries unload or empty cars they load to new trains,
        and sends its Extras toward its Office.
     6. Passengers on the side: office upgrades, coaches and Porter work at a lower weight.
+    7. It guards its station (``StationSafety``): when a train due would strike a train on its
+       full Office or cars on its Running Track, it switches out of the way instead (parking
+       the standing train on a siding or industry track); with a train off the A/D track or
+       cars on the Running Track its own plan of step 3 is taken only if a rollout finds it
+       as safe as any other.
 
-    Parameters (keywords; the shared ones are in ``HeuristicBot``):
+    Parameters (keywords; the shared ones are in ``HeuristicBot``, the station guard's in
+    ``StationSafety``):
 
     - ``potential`` (2.0): value of a well-reached free facility slot; ``w_layout`` (1.0):
       weight of layout gains when laying a card; ``max_facilities`` (2): facilities it builds.
@@ -85,7 +92,7 @@ class FreightBot(HeuristicBot):
     """
 
     name: str = "freight"
-    version: str = "1"
+    version: str = "2"  # 2: it guards its station
     DEFAULTS: ClassVar[dict[str, Param]] = {
         "potential": 2.0,
         "w_layout": 1.0,
@@ -100,6 +107,7 @@ class FreightBot(HeuristicBot):
         "up_step": 1.0,
         "passenger_weight": 0.6,
         "end_consist": 0.5,
+        **StationSafety.DEFAULTS,
     }
 
     # ------------------------------------------------------------------ the station
@@ -243,7 +251,10 @@ class FreightBot(HeuristicBot):
             switch = self.switch_option(view, board, legal)
             if switch is not None:
                 options.append(switch)
-        return options
+        return self.guard_station(view, board, legal, options)
+
+    def own_plans(self, view: SeatView, board: GameState, moves: int) -> list[Plan]:
+        return [self.make_plan(view, board, moves)] if self.wants_switching(view, board) else []
 
     def freight_agent_options(
         self, view: SeatView, board: GameState, legal: list[Intent]

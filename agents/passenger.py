@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agents.common import HeuristicBot, Param, coaches, expected_visits, game_left, office_of
+from agents.common import Param, coaches, expected_visits, game_left, office_of
+from agents.safety import StationSafety
 from sm_env.core import (
     CABOOSE,
     COACH,
@@ -30,7 +31,7 @@ from sm_env.core import (
 )
 
 
-class PassengerBot(HeuristicBot):
+class PassengerBot(StationSafety):
     """Passenger operator: upgrades its Office, stocks coaches, boards and detrains, plays
     coach trains.
 
@@ -54,8 +55,12 @@ class PassengerBot(HeuristicBot):
     6. On a new train add a loaded coach (detrain, then board the empty), else an empty coach;
        its own Extras it fills with coaches and sends from the end that reaches its Office in
        time with the fewest Porters before it.
+    7. It guards its station (``StationSafety``): when a train due would strike a train on its
+       full Office or cars on its Running Track, it switches the standing train out of the way
+       (to a siding where there is one); it switches at no other time.
 
-    Parameters (keywords, defaults in ``DEFAULTS``; the shared ones are in ``HeuristicBot``):
+    Parameters (keywords, defaults in ``DEFAULTS``; the shared ones are in ``HeuristicBot``,
+    the station guard's in ``StationSafety``):
 
     - ``up_base`` (6.0): value of a first upgrade from the Whistle Post; ``up_step`` (1.5): per
       tier gained.
@@ -70,7 +75,7 @@ class PassengerBot(HeuristicBot):
     """
 
     name: str = "passenger"
-    version: str = "1"
+    version: str = "2"  # 2: it guards its station
     DEFAULTS: ClassVar[dict[str, Param]] = {
         "up_base": 6.0,
         "up_step": 1.5,
@@ -79,6 +84,7 @@ class PassengerBot(HeuristicBot):
         "w_other_train": -0.5,
         "w_red_flag": 0.8,
         "milk": 1,
+        **StationSafety.DEFAULTS,
     }
 
     # ------------------------------------------------------------------ cards
@@ -129,7 +135,8 @@ class PassengerBot(HeuristicBot):
     def local_options(
         self, view: SeatView, board: GameState, legal: list[Intent]
     ) -> list[tuple[float, Intent]]:
-        return super().local_options(view, board, legal) + self.passenger_agent_options(view, board, legal)
+        options = super().local_options(view, board, legal) + self.passenger_agent_options(view, board, legal)
+        return self.guard_station(view, board, legal, options)
 
     # ------------------------------------------------------------------ trains
 

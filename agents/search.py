@@ -99,7 +99,7 @@ class SearchBot:
     """
 
     name: str = "search"
-    version: str = "2"  # 2: the prospects potential at the cut-off
+    version: str = "3"  # 2: the prospects potential at the cut-off; 3: passenger@2, guarding its station
     DEFAULTS: ClassVar[dict[str, int | float]] = {
         "rollouts": 16,
         "seconds": 0.0,
@@ -140,6 +140,7 @@ class SearchBot:
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
         self.prior = _Prior(self.rng.next_u32())
+        self._rollout_memo: dict[tuple[object, ...], Any] = {}  # shared by every rollout bot
         self.last_rollouts = 0  # rollouts spent on the last decision
         self.reason: str | None = None
 
@@ -225,6 +226,8 @@ class SearchBot:
         """Let the passenger bot play every seat of ``sim`` until ``stop`` Stages have been
         played (or the game ends); the seat's score at the end."""
         bots = [PassengerBot((policy_seed + s * 0x9E3779B9) & _MASK) for s in range(sim.n)]
+        for bot in bots:
+            bot.share_memo(self._rollout_memo)  # a station in danger recurs in rollout after rollout
         for _ in range(MAX_ROLLOUT_STEPS):
             if sim.is_terminal() or sim.stages_played >= stop:
                 break

@@ -380,30 +380,75 @@ def danger_state() -> tuple[GameState, int]:
     return state, office
 
 
-def play_stage(state: GameState, bot: Agent, seat: int) -> None:
-    """The bot plays seat ``seat``, everyone else passes, until the Cargo Phase or the next Stage."""
+def full_office_state() -> tuple[GameState, int]:
+    """Seat 0's Depot (two A/D tracks), with the turnout at (0, -1) and the siding at (1, 0) of
+    ``danger_state``: eastbound No. 4 and No. 6 stand on the Office, and eastbound No. 2, on
+    the last region of the Mainline card west of it, arrives first in this Stage's Mainline
+    Phase (seniority) and strikes a train on the full Office (R8.2.3). Returns the state at
+    seat 0's Local Operations turn and the office."""
+    state = new_state(2, 8)
+    seat = 0
+    office = state.office_of_seat[seat]
+    set_office(state, seat, "depot")
+    station = state.stations[office]
+    station.grid[(0, -2)] = station.grid.pop((0, -1))
+    lay_by_hand(state, office, (0, -1), "turnout-right")
+    lay_by_hand(state, office, (1, 0), "junction")
+    put_tray_in_station(state, seat, train_id="train-4")
+    put_tray_in_station(state, seat, train_id="train-6")
+    put_train_on_line(state, office, mainline_regions(state, office) - 1, "train-2")
+    while state.current_player() != seat:
+        state.apply(
+            state.legal_intents()[0] if state.phase is not Phase.LOCAL_OPS else Pass(state.current_player())
+        )
+    assert state.phase is Phase.LOCAL_OPS
+    return state, office
+
+
+def play_stage(state: GameState, bot: Agent | None, seat: int) -> None:
+    """The bot plays seat ``seat`` (None: it passes too), everyone else passes, until the
+    Cargo Phase or the next Stage."""
     stages = state.stages_played
     while state.stages_played == stages and state.phase is not Phase.CARGO:
         who = state.current_player()
-        if who == seat:
+        if who == seat and bot is not None:
             state.apply(bot.choose(state.view(seat)))
         else:
             state.apply(passive_intent(state))
 
 
-def test_dispatcher_parks_a_held_train_on_its_siding_before_an_arrival() -> None:
-    """R8.2.3: the dispatcher foresees the arrival into a train on its Running Track, switches
-    that train onto its siding, and nobody collides; the passenger operator, which does not
-    look, pays."""
+@pytest.mark.parametrize("cls", [DispatcherBot, PassengerBot, FreightBot])
+def test_heuristic_bots_park_a_held_train_on_their_siding_before_an_arrival(cls: type[HeuristicBot]) -> None:
+    """R8.2.3: each heuristic bot foresees the arrival into a train on its Running Track,
+    switches that train onto its siding, and nobody collides; a seat that only passes pays."""
     state, office = danger_state()
-    play_stage(state, DispatcherBot(2), 0)
+    play_stage(state, cls(2), 0)
     assert state.revenue()[0] == 0
     trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
     assert trains == {"train-2": (1, 0), "train-4": OFFICE_CELL}
 
     state, office = danger_state()
-    play_stage(state, PassengerBot(2), 0)
+    play_stage(state, None, 0)
     assert state.revenue()[0] == -5
+
+
+@pytest.mark.parametrize("cls", [PassengerBot, FreightBot, DispatcherBot])
+def test_heuristic_bots_clear_their_full_office_before_an_arrival(cls: type[HeuristicBot]) -> None:
+    """R8.2.3 (edition 3): a train arriving at a full Office strikes a train standing there,
+    charged to the office's seat. Each heuristic bot sees No. 2 coming, switches one of the
+    standing trains onto its siding, and No. 2 takes the free A/D track; a seat that only
+    passes pays for the collision."""
+    state, office = full_office_state()
+    play_stage(state, None, 0)
+    assert state.revenue()[0] == -5
+    assert [e.fields["cause"] for e in state.events if e.kind == "collision"] == ["full-office"]
+
+    state, office = full_office_state()
+    play_stage(state, cls(2), 0)
+    assert state.revenue()[0] == 0
+    assert not [e for e in state.events if e.kind == "collision"]
+    trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
+    assert trains["train-2"] == OFFICE_CELL and (1, 0) in trains.values()
 
 
 def test_r7_4_heuristic_bots_add_a_car_to_a_timetabled_train() -> None:
