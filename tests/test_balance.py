@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from conftest import lay_by_hand
 
 from agents import bot_label, make_bot, seat_seed
 from experiments.arena import balance as bal
@@ -165,12 +166,23 @@ def test_every_bot_sits_in_every_seat_equally_often() -> None:
 
 def test_a_full_office_collision_is_the_seats_decision_when_a_train_stood_there_a_stage() -> None:
     """D-collision.1: a train arriving at a full Office strikes a train that arrived there in an
-    earlier Stage: the seat had a Local Operations turn to take it off the A/D tracks, so the
-    collision counts as its decision ("office"). Struck by a train that arrived in the same
-    Mainline Phase, it counts as no decision, unless the mover was sent by a clearance."""
-    cases = (((0, 3), False, "office"), ((0, 4), False, None), ((0, 4), True, "clearance"))
-    for (day, stage), cleared, decision in cases:
+    earlier Stage, in a station with a siding: the seat had a Local Operations turn to park it
+    there, so the collision counts as its decision ("office"). With no siding, or struck by a
+    train that arrived in the same Mainline Phase, it counts as no decision, unless the mover
+    was sent by a clearance."""
+    cases = (
+        ((0, 3), True, False, "office"),
+        ((0, 3), False, False, None),
+        ((0, 4), True, False, None),
+        ((0, 4), True, True, "clearance"),
+    )
+    for (day, stage), siding, cleared, decision in cases:
         state = engine.new_game(GameConfig(offices=2, days=1), 5)
+        if siding:
+            station = state.stations[1]
+            station.grid[(0, -2)] = station.grid.pop((0, -1))
+            lay_by_hand(state, 1, (0, -1), "turnout-right")
+            lay_by_hand(state, 1, (1, 0), "junction")
         watch = bal.Observer(state)
         card = load_catalogue().train_by_number[1]
         state.events += [

@@ -29,7 +29,8 @@ Stage by ``(state.day, state.stage)``; the yards and cars are counted once per d
 - collisions by cause, and those a seat's decision led to: switching (``arrival-track``,
   ``departure-track``: only switching Moves leave cars or trays on the Running Track), keeping
   a train on a full Office (``full-office``, when a train at that office arrived in an earlier
-  Stage, so the seat had a Local Operations turn with it there) and clearance (``mainline``,
+  Stage and the station has a siding off the Running Track that a train on the Office card can
+  reach, so a Local Operations turn could have parked it there) and clearance (``mainline``,
   or a ``full-office`` one not kept, when the moving train was sent by the Superintendent's
   Clearance); an unknown cause counts as no decision; RED FLAGs played;
 - at the day's end: the Division Yard (and its loaded and empty coaches), the Classification
@@ -67,6 +68,7 @@ from sm_env.core import (
     HouseRules,
     car_code,
     new_game,
+    reachable,
 )
 
 CONFIDENCE = 0.95
@@ -477,7 +479,7 @@ class Observer:
         decision = None
         if cause in ("arrival-track", "departure-track"):
             decision = "switching"
-        elif cause == "full-office" and self._kept_on_office(event):
+        elif cause == "full-office" and self._kept_on_office(event, state):
             decision = "office"
         elif cause in ("mainline", "full-office") and self.cleared.get(mover, False):
             decision = "clearance"
@@ -492,13 +494,15 @@ class Observer:
             self.cleared.pop(tray, None)
             self.arrived.pop(tray, None)
 
-    def _kept_on_office(self, event: Event) -> bool:
+    def _kept_on_office(self, event: Event, state: GameState) -> bool:
         """A full-Office collision is the office seat's decision when a train at its office
-        arrived in an earlier Stage: a Local Operations turn could have taken it off the A/D
-        tracks (a siding) or out on its way."""
+        arrived in an earlier Stage and the station has a siding a train on the Office card
+        can reach: a Local Operations turn could have parked it there."""
         now = event.day * STAGES_PER_DAY + event.stage
         office = event.fields["office"]
-        return any(at == office and when < now for at, when in self.arrived.values())
+        if not any(at == office and when < now for at, when in self.arrived.values()):
+            return False
+        return any(row != 0 for row, _ in reachable(state, office))
 
     def _red_flag(self, event: Event, state: GameState) -> None:
         self.days[event.day]["red_flags"] += 1
