@@ -16,7 +16,15 @@ pytest.importorskip("sb3_contrib")
 from agents import make_bot, play_game  # noqa: E402
 from agents.policy import PolicyNet  # noqa: E402
 from experiments.cli import main  # noqa: E402
-from experiments.training.train import RunDir, SeatPool, TrainError, TrainSettings, make_env, train  # noqa: E402
+from experiments.training.train import (
+    RunDir,
+    SeatPool,
+    TrainError,
+    TrainSettings,
+    derived_seed,
+    make_env,
+    train,
+)  # noqa: E402
 from sm_env.core.config import GameConfig  # noqa: E402
 from sm_env.core.engine import new_game  # noqa: E402
 
@@ -129,6 +137,8 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
         ({"timesteps": 0}, "timesteps must be at least 1"),
         ({"shaping": "nonsense"}, "unknown shaping potential 'nonsense' (known: prospects, exposure)"),
         ({"scenario": "upgraded_office,nowhere"}, "nowhere"),
+        ({"seed": -1}, "seed must be 0..4294967295, got -1"),
+        ({"seed": 2**32}, "seed must be 0..4294967295, got 4294967296"),
     ],
 )
 def test_bad_settings_are_refused(changes: dict[str, object], message: str) -> None:
@@ -159,3 +169,14 @@ def test_cli_train_errors_are_one_line_and_exit_2(
     assert "drop --seed" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["train", "--out", str(tmp_path / "r"), "--no-such-option"])
+
+
+def test_derived_seeds_stay_in_the_generators_range() -> None:
+    """``train --seed 7001`` crashed: seed * 1_000_003 passed 2**32 - 1 for any seed of 4,295
+    or more. Derived seeds wrap below 2**32, and stay what they were for smaller seeds (the
+    shipped policy's run, seed 1, is unchanged)."""
+    assert derived_seed(1, 5) == 1_000_008
+    assert derived_seed(4_294, 1_000 * 8) == 4_294 * 1_000_003 + 8_000
+    for seed in (4_295, 7_001, 2**32 - 1):
+        for offset in (0, 7, 500_000, 8_000):
+            assert 0 <= derived_seed(seed, offset) < 2**32

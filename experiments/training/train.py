@@ -50,6 +50,7 @@ from sm_env.core import RULES_EDITION, ConfigError, GameConfig, new_game, scenar
 from sm_env.shaping import potential
 
 EVAL_SEED = 1_000_000  # evaluation deals are seeds EVAL_SEED.. (training never uses them)
+SEED_LIMIT = 2**32  # numpy's and SB3's generators take seeds below it
 
 
 class TrainError(ValueError):
@@ -105,6 +106,8 @@ class TrainSettings:
         for name in positive:
             if getattr(self, name) < 1:
                 raise TrainError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not 0 <= self.seed < SEED_LIMIT:
+            raise TrainError(f"seed must be 0..{SEED_LIMIT - 1}, got {self.seed}")
         rollout = self.n_steps * self.envs
         if self.segment < rollout or self.segment % rollout:
             raise TrainError(
@@ -206,6 +209,12 @@ class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
         return self.env.reset(seed=int(rng.integers(2**32)), options=options)
 
 
+def derived_seed(seed: int, offset: int) -> int:
+    """The seed of one part of a run (a segment, the warm start's games), below SEED_LIMIT. For
+    run seeds below 4,295 it is ``seed * 1_000_003 + offset`` itself, as before the wrap."""
+    return (seed * 1_000_003 + offset) % SEED_LIMIT
+
+
 def make_env(settings: TrainSettings, pool: Sequence[str] = ()) -> gymnasium.Env[np.ndarray, np.int64]:
     """One training env: ``StationMaster-v1`` with the run's options, the seat pool, and SB3's
     ``Monitor`` (episode returns, lengths and revenue)."""
@@ -288,7 +297,7 @@ def warm_start(model: Any, settings: TrainSettings, log: Callable[[str], None]) 
 
     jobs = settings.envs
     per_job = -(-settings.warm_episodes // jobs)
-    first = settings.seed * 1_000_003 + 500_000
+    first = derived_seed(settings.seed, 500_000)
     tasks = [
         (settings, first + j * per_job, min(per_job, settings.warm_episodes - j * per_job))
         for j in range(jobs)
@@ -647,9 +656,9 @@ def _learn_segment(
     from stable_baselines3.common.utils import set_random_seed
 
     segment = state["segment"]
-    set_random_seed(settings.seed * 1_000_003 + segment)
+    set_random_seed(derived_seed(settings.seed, segment))
     venv.env_method("set_pool", state["pool"])
-    venv.seed(settings.seed * 1_000_003 + segment * 1_000)
+    venv.seed(derived_seed(settings.seed, segment * 1_000))
     model._last_obs = None  # a segment starts from fresh episodes
     gather = _SegmentCallback(bar)
     model.learn(
