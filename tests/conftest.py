@@ -535,6 +535,13 @@ def lay_by_hand(
     station.grid[cell] = (card, rotated)
 
 
+def lay_siding(state: GameState, office: int) -> None:
+    """A siding one Move from the Office: a right-hand turnout on the west Limits cell (the
+    Limits move outward) and a junction at (1, 0)."""
+    lay_by_hand(state, office, (0, -1), "turnout-right")
+    lay_by_hand(state, office, (1, 0), "junction")
+
+
 @scenario_edit
 def put_train_on_line(
     state: GameState,

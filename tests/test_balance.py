@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from conftest import lay_by_hand
+from conftest import lay_siding
 
 from agents import bot_label, make_bot, seat_seed
 from experiments.arena import balance as bal
@@ -179,10 +179,7 @@ def test_a_full_office_collision_is_the_seats_decision_when_a_train_stood_there_
     for (day, stage), siding, cleared, decision in cases:
         state = engine.new_game(GameConfig(offices=2, days=1), 5)
         if siding:
-            station = state.stations[1]
-            station.grid[(0, -2)] = station.grid.pop((0, -1))
-            lay_by_hand(state, 1, (0, -1), "turnout-right")
-            lay_by_hand(state, 1, (1, 0), "junction")
+            lay_siding(state, 1)
         watch = bal.Observer(state)
         card = load_catalogue().train_by_number[1]
         state.events += [

@@ -14,6 +14,7 @@ from conftest import (
     give_card,
     hide_differently,
     lay_by_hand,
+    lay_siding,
     mainline_regions,
     new_state,
     occupy_slots,
@@ -366,10 +367,7 @@ def danger_state() -> tuple[GameState, int]:
     seat = 0
     office = state.office_of_seat[seat]
     set_office(state, seat, "depot")
-    station = state.stations[office]
-    station.grid[(0, -2)] = station.grid.pop((0, -1))
-    lay_by_hand(state, office, (0, -1), "turnout-right")
-    lay_by_hand(state, office, (1, 0), "junction")
+    lay_siding(state, office)
     put_tray_in_station(state, seat, (0, -1), train_id="train-2")
     put_train_on_line(state, office, mainline_regions(state, office) - 1, "train-4")
     while state.current_player() != seat:
@@ -390,10 +388,7 @@ def full_office_state() -> tuple[GameState, int]:
     seat = 0
     office = state.office_of_seat[seat]
     set_office(state, seat, "depot")
-    station = state.stations[office]
-    station.grid[(0, -2)] = station.grid.pop((0, -1))
-    lay_by_hand(state, office, (0, -1), "turnout-right")
-    lay_by_hand(state, office, (1, 0), "junction")
+    lay_siding(state, office)
     put_tray_in_station(state, seat, train_id="train-4")
     put_tray_in_station(state, seat, train_id="train-6")
     put_train_on_line(state, office, mainline_regions(state, office) - 1, "train-2")
