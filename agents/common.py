@@ -290,8 +290,9 @@ class HeuristicBot:
         self.params: dict[str, Param] = {k: float(params.get(k, v)) for k, v in defaults.items()}
         self.seed = seed & 0xFFFFFFFF
         self.rng = Rng(self.seed)
-        self._plan: list[tuple[tuple[object, ...], MoveTray]] = []
-        self._final = False  # the plan ends the switching turn: no replanning after it
+        # per seat, the switching turn it was made for (Stages played), the plan's (station
+        # key, Move) steps, and whether it ends the turn: one object may choose for several seats
+        self._plans: dict[int, tuple[int, list[tuple[tuple[object, ...], MoveTray]], bool]] = {}
         self._memo: dict[tuple[object, ...], Any] = {}
         self.reason: str | None = None  # why the last choice, in a line (the play table's hint)
 
@@ -476,6 +477,7 @@ class HeuristicBot:
         # everything the Moves and the scores read: track, cars, trains, loads being worked (locks)
         key = (
             "plans",
+            seat,  # the Moves it finds are the seat's intents
             station_key(board, seat),
             trains,
             tuple(sorted(station.grid.items())),
@@ -500,7 +502,7 @@ class HeuristicBot:
         ``switch_gain``, once more ``widen`` times wider (a half-done plan that must first
         drop a caboose or cars out of the way is easily pruned by a narrow beam)."""
         scorer = self.scorer(view, board)
-        key = ("plan", station_key(board, view.seat), moves, scorer.signature())
+        key = ("plan", view.seat, station_key(board, view.seat), moves, scorer.signature())
 
         def search() -> Plan:
             beam, branch = int(self.p("beam")), int(self.p("branch"))
@@ -522,11 +524,10 @@ class HeuristicBot:
         found: Plan = self.memo(key, search)
         return found
 
-    def remember(self, plan: Plan, final: bool = False) -> None:
-        """Follow ``plan`` in the switching turn; when ``final``, stop once it is done (or
-        the station no longer matches it) instead of planning on."""
-        self._plan = list(zip(plan.keys, plan.moves, strict=True))
-        self._final = final
+    def remember(self, board: GameState, seat: int, plan: Plan, final: bool = False) -> None:
+        """Follow ``plan`` in the seat's switching turn of this Stage; when ``final``, stop
+        once it is done (or the station no longer matches it) instead of planning on."""
+        self._plans[seat] = (board.stages_played, list(zip(plan.keys, plan.moves, strict=True)), final)
 
     def switch_option(
         self, view: SeatView, board: GameState, legal: list[Intent]
@@ -539,27 +540,29 @@ class HeuristicBot:
         gain = plan.score - plan.start_score
         if not plan.moves or gain < self.p("switch_gain"):
             return None
-        self.remember(plan)
+        self.remember(board, view.seat, plan)
         return (gain, choose)
 
     def switching(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
-        key = station_key(board, view.seat)
-        if self._plan and self._plan[0][0] == key and self._plan[0][1] in legal:
-            self.reason = "the next Move of the plan it made this turn"
-            return self._plan.pop(0)[1]
-        if self._final:
-            self._plan = []
-            self.reason = "its plan is done"
-            return EndSwitching(view.seat)
+        seat = view.seat
+        key = station_key(board, seat)
+        stage, steps, final = self._plans.pop(seat, (-1, [], False))
+        if stage == board.stages_played:
+            if steps and steps[0][0] == key and steps[0][1] in legal:
+                self._plans[seat] = (stage, steps[1:], final)
+                self.reason = "the next Move of the plan it made this turn"
+                return steps[0][1]
+            if final:
+                self.reason = "its plan is done"
+                return EndSwitching(seat)
         plan = self.make_plan(view, board, board.moves_left)
         if plan.moves and plan.score > plan.start_score + 1e-9:
-            self.remember(plan)
+            self.remember(board, seat, Plan(plan.moves[1:], plan.keys[1:], plan.score, plan.start_score))
             self.reason = (
                 f"a plan of {len(plan.moves)} Move(s) raises its station's score "
                 f"from {plan.start_score:.2f} to {plan.score:.2f}"
             )
-            return self._plan.pop(0)[1]
-        self._plan = []
+            return plan.moves[0]
         self.reason = "no Move it found makes its station better"
         return EndSwitching(view.seat)
 

@@ -199,7 +199,7 @@ class StationSafety(HeuristicBot):
         plan = self.safest_plan(view, board, plans)
         options = [(v, i) for v, i in options if i != choose]  # the guard decides the switching
         if plan is not None and plan.score - plan.start_score >= gain:
-            self.remember(plan, final=True)
+            self.remember(board, seat, plan, final=True)
             options.append((10.0 + danger if danger else plan.score - plan.start_score, choose))
         elif danger and board.red_flag_card not in board.hands[seat]:
             for d, dept in enumerate(board.departments):  # no way out: take a flag if one shows

@@ -197,6 +197,36 @@ def test_bot_decides_on_its_view_only(name: str) -> None:
     assert checked > 20
 
 
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_one_bot_object_choosing_for_two_seats_chooses_as_fresh_bots_do(name: str) -> None:
+    """One object plays seat 0 of one game and seat 1 of another, decision by decision in
+    turn (as a table reusing a bot, or a search's rollouts, would ask it): a switching plan
+    it made for one seat is never replayed for the other, and every choice is legal and what
+    the bot that plays only that seat chooses."""
+    shared = REGISTRY[name].factory(99)
+    games = []
+    for seed, mine in ((3, 0), (8, 1)):
+        state = new_state(3, seed, days=2, emergency_toolbox=True)
+        own: list[Agent] = [REGISTRY[name].factory(seat_seed(seed, s)) for s in range(3)]
+        games.append((state, mine, own))
+    shared_choices = 0
+    switching = 0
+    while any(not state.is_terminal() for state, _, _ in games):
+        for state, mine, own in games:
+            while not state.is_terminal():
+                seat = state.current_player()
+                view = state.view(seat)
+                intent = own[seat].choose(view)
+                if seat == mine:
+                    assert shared.choose(view) == intent
+                    shared_choices += 1
+                    switching += state.phase is Phase.SWITCHING
+                state.apply(intent)
+                if seat == mine:
+                    break  # the other game's seat next
+    assert shared_choices > 40 and (switching or name != "freight")
+
+
 def test_seat_view_hides_other_hands_and_the_deck() -> None:
     state = new_state(3, 4, emergency_toolbox=True)
     view = state.view(1)
@@ -378,14 +408,13 @@ def danger_state() -> tuple[GameState, int]:
     return state, office
 
 
-def full_office_state() -> tuple[GameState, int]:
+def full_office_state(seat: int = 0) -> tuple[GameState, int]:
     """Seat 0's Depot (two A/D tracks), with the turnout at (0, -1) and the siding at (1, 0) of
     ``danger_state``: eastbound No. 4 and No. 6 stand on the Office, and eastbound No. 2, on
     the last region of the Mainline card west of it, arrives first in this Stage's Mainline
     Phase (seniority) and strikes a train on the full Office (R8.2.3). Returns the state at
-    seat 0's Local Operations turn and the office."""
+    seat 0's Local Operations turn and the office (or the same for ``seat``)."""
     state = new_state(2, 8)
-    seat = 0
     office = state.office_of_seat[seat]
     set_office(state, seat, "depot")
     lay_siding(state, office)
@@ -444,6 +473,31 @@ def test_heuristic_bots_clear_their_full_office_before_an_arrival(cls: type[Heur
     assert not [e for e in state.events if e.kind == "collision"]
     trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
     assert trains["train-2"] == OFFICE_CELL and (1, 0) in trains.values()
+
+
+def test_a_plan_made_for_one_seat_is_never_replayed_for_another() -> None:
+    """One freight bot object switches for seat 0 of ``siding_state`` (its own plan: spot the
+    boxcar) and for seat 1 of ``full_office_state`` (the guard's plan, which ends the turn),
+    Move by Move in turn: each seat gets the Moves a bot playing only that seat makes."""
+    spot, _ = siding_state(), 0
+    guard, _ = full_office_state(1)
+    shared = FreightBot(1)
+    tables = [(spot, 0, FreightBot(1)), (guard, 1, FreightBot(1))]
+    moves = [0, 0]
+    stages = [spot.stages_played, guard.stages_played]
+    while any(state.stages_played == stages[k] for k, (state, _, _) in enumerate(tables)):
+        for k, (state, seat, own) in enumerate(tables):
+            if state.stages_played != stages[k] or state.phase is Phase.CARGO:
+                stages[k] = -1  # this turn is over
+                continue
+            if state.current_player() != seat:
+                state.apply(passive_intent(state))
+                continue
+            intent = own.choose(state.view(seat))
+            assert shared.choose(state.view(seat)) == intent
+            moves[k] += isinstance(intent, MoveTray)
+            state.apply(intent)
+    assert moves[0] and moves[1]
 
 
 def test_r7_4_heuristic_bots_add_a_car_to_a_timetabled_train() -> None:
