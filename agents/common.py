@@ -260,6 +260,9 @@ class HeuristicBot:
       when no train is due.
     - ``discard_junk`` (0): when 1, also discard worthless cards below the hand limit.
     - ``end_consist`` (0.0): an own Extra stops taking cars worth less than this.
+    - ``w_first_train`` (2.0): the least a timetabled train card is worth per expected visit
+      while no train is on the timetable (``first_train_value``): a table of one bot kind
+      must not leave the railroad without trains.
     """
 
     name: str = "heuristic"
@@ -280,6 +283,7 @@ class HeuristicBot:
         "prestock": 0.4,
         "discard_junk": 0,
         "end_consist": 0.0,
+        "w_first_train": 2.0,
     }
 
     def __init__(self, seed: int, **params: Any) -> None:
@@ -357,6 +361,15 @@ class HeuristicBot:
     def card_value(self, board: GameState, seat: int, card: int) -> float:
         """How much the card is worth to this bot, about in Revenue points."""
         return 0.0
+
+    def first_train_value(self, board: GameState, seat: int, card: int) -> float:
+        """While the timetable is empty, a timetabled train of any make-up is worth
+        ``w_first_train`` per expected visit: until one runs, no seat earns anything from
+        trains, and a bot that discards the trains it cannot use would leave none."""
+        spec = board.catalogue.cards[card].train
+        if spec is None or spec.extra or any(c != EMPTY for c in board.timetable):
+            return 0.0
+        return self.p("w_first_train") * expected_visits(board, office_of(board, seat), card)
 
     def expected_draw(self, view: SeatView, board: GameState) -> float:
         """Mean value of a Home Office card, over the cards the seat cannot see (other hands

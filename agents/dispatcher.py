@@ -53,8 +53,9 @@ class DispatcherBot(PassengerBot):
     """
 
     name: str = "dispatcher"
-    # 2: the guard's rollouts count what the switching sets off, and not switching competes
-    version: str = "2"
+    # 2: the guard's rollouts count what the switching sets off, and not switching competes;
+    # 3: a first train of any make-up (as passenger@3)
+    version: str = "3"
     DEFAULTS: ClassVar[dict[str, Param]] = {
         **PassengerBot.DEFAULTS,
         "safety_distance": 2,

@@ -92,7 +92,7 @@ class FreightBot(StationSafety):
     """
 
     name: str = "freight"
-    version: str = "2"  # 2: it guards its station
+    version: str = "3"  # 2: it guards its station; 3: a first train of any make-up
     DEFAULTS: ClassVar[dict[str, Param]] = {
         "potential": 2.0,
         "w_layout": 1.0,
@@ -211,7 +211,8 @@ class FreightBot(StationSafety):
             coach_part = self.p("passenger_weight") * min(2, allowed.get(COACH, 0)) / 2
             visits = expected_visits(board, office, card)
             weight = self.p("w_extra") if spec.train.extra else self.p("w_train")
-            return weight * visits * (0.3 * freight + coach_part) - (0.3 if not freight else 0.0)
+            value = weight * visits * (0.3 * freight + coach_part) - (0.3 if not freight else 0.0)
+            return max(value, self.first_train_value(board, seat, card))
         if kind is CardKind.RED_FLAG:
             return 0.8
         return 0.0

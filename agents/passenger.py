@@ -48,7 +48,8 @@ class PassengerBot(StationSafety):
     4. Play timetabled trains and Extras that carry coaches (the value grows with the coaches the
        card allows and with how often the train will still reach its Office before the game
        ends: the slot roll and the run from the Division Point, ``expected_visits``); trains
-       without coaches are discarded (they only add traffic, and collisions); passenger
+       without coaches are discarded (they only add traffic, and collisions) unless the
+       timetable is empty (``first_train_value``: the railroad needs a train); passenger
        Modifiers go next to the Office.
     5. As Superintendent, it holds a following train at its own Office for another Cargo
        Phase while there are coaches to work and an A/D track stays free (``milk``).
@@ -66,7 +67,8 @@ class PassengerBot(StationSafety):
       tier gained.
     - ``w_train`` (2.0): value of a coach train card per expected visit to the Office before the
       game ends (``expected_visits``); ``w_extra`` (3.0): a coach Extra that will reach it.
-    - ``w_other_train`` (-0.5): a train without coaches (it only adds traffic and risk).
+    - ``w_other_train`` (-0.5): a train without coaches (it only adds traffic and risk), while
+      another train is on the timetable.
     - ``w_stock`` (2.0) / ``w_clear`` (1.8): value of stocking a coach / clearing the red box when
       a train needs it; ``prestock`` (0.4): fraction of it when no train is due.
     - ``w_draw`` (1.0): weight of a card's value when drawing; ``w_red_flag`` (0.8).
@@ -75,7 +77,7 @@ class PassengerBot(StationSafety):
     """
 
     name: str = "passenger"
-    version: str = "2"  # 2: it guards its station
+    version: str = "3"  # 2: it guards its station; 3: a first train of any make-up
     DEFAULTS: ClassVar[dict[str, Param]] = {
         "up_base": 6.0,
         "up_step": 1.5,
@@ -99,7 +101,7 @@ class PassengerBot(StationSafety):
         if kind is CardKind.TRAIN and spec.train is not None:
             coach_max = dict(spec.train.consist.allowed).get(COACH, 0)
             if not coach_max:
-                return self.p("w_other_train")
+                return max(self.p("w_other_train"), self.first_train_value(board, seat, card))
             visits = expected_visits(board, office_of(board, seat), card)
             return self.p("w_train") * (0.5 + coach_max / 4) * visits
         if kind is CardKind.EXTRA_TRAIN and spec.train is not None:

@@ -208,12 +208,12 @@ def test_demo_seats_the_heuristic_bots_and_says_how_revenue_was_earned(
     code, out, _ = run(capsys, "demo", "--seed", "1", "--json")
     assert code == 0
     summary = json.loads(out)
-    assert [label.split("(")[0] for label in summary["bots"]] == ["passenger@2", "freight@2", "dispatcher@2"]
+    assert [label.split("(")[0] for label in summary["bots"]] == ["passenger@3", "freight@3", "dispatcher@3"]
     kinds = summary["revenue_by_kind"]
     assert set(kinds[0]) == {"boarded", "detrained", "loaded", "unloaded", "collisions"}
     assert sum(k["revenue"] for seat in kinds for k in seat.values()) == sum(summary["revenue"])
     code, text, _ = run(capsys, "demo", "--seed", "1")
-    assert "passenger@2" in text and "count (revenue) by kind" in text
+    assert "passenger@3" in text and "count (revenue) by kind" in text
 
 
 def test_demo_plays_random_bots_on_request(capsys: pytest.CaptureFixture[str]) -> None:
