@@ -53,17 +53,20 @@ class FreightBot(StationSafety):
     Strategy:
 
     1. Build: lay track and facility cards (``PlaceCard``) where they make the best layout —
-       each facility's value times how well a train from the Office reaches its industry track
-       and comes back (``planning.layout_value``: Moves there and back on the station's Move
-       graph, four or fewer is best), plus the promise of a free slot a facility would fit;
-       freight Modifiers (``PlaceModifier``) next to its facilities.
+       each facility's value (``facility_values``: its Laborers and directions, times the share
+       of train cards that carry its car types, plus ``w_network`` where the other offices'
+       industries unload what it loads or load what it unloads) times how well a train from
+       the Office reaches its industry track and comes back (``planning.layout_value``: Moves
+       there and back on the station's Move graph, four or fewer is best), plus the promise
+       of a free slot a facility would fit; freight Modifiers (``PlaceModifier``) next to its facilities.
     2. Stock: the Freight Agent puts a load on a facility's green box when an empty car of its
        type waits on the industry track (or is coming on a train), and clears a red box that
        blocks an unloading.
     3. Switch: when a train at the Office carries a car an industry wants (an empty car to
        load, a loaded car to unload) or could take away a loaded car, it plans Moves with the
        beam search of ``agents.planning`` (every train back on the A/D track in order, the
-       Running Track clear) and switches if the plan gains at least ``switch_gain``.
+       Running Track clear) and switches if the plan gains at least ``switch_gain``; a car
+       loaded here is worth more aboard a train running toward an office that unloads it.
     4. Work: in the Cargo Phase it searches its Laborers' (and Porters') actions for the most
        Revenue plus progress of loads underway.
     5. Trains: it plays trains that carry its car types (value by expected visits to its
@@ -82,7 +85,10 @@ class FreightBot(StationSafety):
     - ``potential`` (2.0): value of a well-reached free facility slot; ``w_layout`` (1.0):
       weight of layout gains when laying a card; ``max_facilities`` (2): facilities it builds.
     - ``w_spot`` (3.0): a car of the right kind spotted on an industry track; ``w_carry`` (1.2):
-      a loaded car aboard a train ready to depart.
+      a loaded car aboard a train ready to depart; ``w_deliver`` (2.0): more when the train
+      runs toward an office whose industries unload it.
+    - ``w_network`` (1.5): a facility's worth for each direction the other offices'
+      industries complete (its loads can be unloaded there, or their loads here).
     - ``w_fstock`` (2.5), ``w_fclear`` (2.0): stocking a freight load an empty car waits for,
       clearing a red box an unloading waits for.
     - ``w_train`` (1.5), ``w_extra`` (2.5): trains carrying its car types, per expected visit.
@@ -92,13 +98,17 @@ class FreightBot(StationSafety):
     """
 
     name: str = "freight"
-    version: str = "3"  # 2: it guards its station; 3: a first train of any make-up
+    # 2: it guards its station; 3: a first train of any make-up; 4: facilities valued by the
+    # trains that carry their cars and the other offices' industries, loads carried toward unloading
+    version: str = "4"
     DEFAULTS: ClassVar[dict[str, Param]] = {
         "potential": 2.0,
         "w_layout": 1.0,
         "max_facilities": 2,
         "w_spot": 3.0,
         "w_carry": 1.2,
+        "w_deliver": 2.0,
+        "w_network": 1.5,
         "w_fstock": 2.5,
         "w_fclear": 2.0,
         "w_train": 1.5,
@@ -129,14 +139,67 @@ class FreightBot(StationSafety):
             inn.update(spec.inbound)
         return out, inn
 
-    def facility_values(self, board: GameState) -> dict[int, float]:
-        values: dict[int, float] = {}
-        for card in board.catalogue.cards:
-            spec = card.facility
-            if card.kind is CardKind.FACILITY and spec is not None:
-                both = bool(spec.outbound) and bool(spec.inbound)
-                values[card.index] = 1.0 + spec.laborers + (2.0 if both else 0.0)
-        return values
+    def facility_values(self, board: GameState, office: int) -> dict[int, float]:
+        """A facility card's worth at ``office``: its Laborers and directions, times how many
+        train cards can carry its car types (``carriage``), plus ``w_network`` for each
+        direction the other offices' industries complete (its loads have somewhere to go,
+        or loads will come for it to unload)."""
+        share = self.carriage(board)
+
+        def compute() -> dict[int, float]:
+            takes_in, sends_out = self.network(board, office)
+            values: dict[int, float] = {}
+            for card in board.catalogue.cards:
+                spec = card.facility
+                if card.kind is CardKind.FACILITY and spec is not None:
+                    both = bool(spec.outbound) and bool(spec.inbound)
+                    carried = max((share.get(t, 0.0) for t in (*spec.outbound, *spec.inbound)), default=0.0)
+                    value = (1.0 + spec.laborers + (2.0 if both else 0.0)) * (0.5 + carried)
+                    value += self.p("w_network") * (
+                        bool(set(spec.outbound) & takes_in) + bool(set(spec.inbound) & sends_out)
+                    )
+                    values[card.index] = value
+            return values
+
+        built = tuple(
+            tuple(sorted(st.grid[cell][0] for cell in st.boxes if cell != OFFICE_CELL))
+            for st in board.stations
+        )
+        found: dict[int, float] = self.memo(("facility values", office, built), compute)
+        return found
+
+    def carriage(self, board: GameState) -> dict[int, float]:
+        """For each car type, the share of the train cards that may carry it."""
+
+        def count() -> dict[int, float]:
+            trains = [c.train for c in board.catalogue.cards if c.train is not None]
+            return {
+                t: sum(1 for spec in trains if dict(spec.consist.allowed).get(t, 0)) / max(1, len(trains))
+                for t in range(COACH + 1, CABOOSE)
+            }
+
+        found: dict[int, float] = self.memo(("carriage",), count)
+        return found
+
+    def network(self, board: GameState, office: int) -> tuple[set[int], set[int]]:
+        """(car types the other offices' industries unload, types they load)."""
+        takes_in: set[int] = set()
+        sends_out: set[int] = set()
+        for other in range(board.n):
+            if other != office:
+                out, inn = self.car_types(board, other)
+                takes_in |= inn
+                sends_out |= out
+        return takes_in, sends_out
+
+    def unloaded_toward(self, board: GameState, office: int, direction: int) -> set[int]:
+        """Car types unloaded by industries of the offices past ``office`` going ``direction``
+        (+1 east: the offices of higher index)."""
+        ahead = range(office + 1, board.n) if direction > 0 else range(office)
+        types: set[int] = set()
+        for other in ahead:
+            types |= self.car_types(board, other)[1]
+        return types
 
     def probe_card(self, board: GameState) -> int:
         cat = board.catalogue
@@ -145,24 +208,28 @@ class FreightBot(StationSafety):
         facilities = cat.of_kind(CardKind.FACILITY)
         return facilities[0] if facilities else EMPTY
 
-    def layout(self, board: GameState, station: Station) -> float:
+    def layout(self, board: GameState, station: Station, office: int) -> float:
         built = sum(1 for cell in station.boxes if cell != OFFICE_CELL)
         potential = self.p("potential") if built < self.p("max_facilities") else 0.0
-        key = ("layout", tuple(sorted(station.grid.items())), tuple(sorted(station.boxes)), potential)
+        values = self.facility_values(board, office)
+        key = (
+            "layout",
+            tuple(sorted(station.grid.items())),
+            tuple(sorted(station.boxes)),
+            potential,
+            tuple(sorted(values.items())),
+        )
         value: float = self.memo(
-            key,
-            lambda: layout_value(
-                board.catalogue, station, self.facility_values(board), potential, self.probe_card(board)
-            ),
+            key, lambda: layout_value(board.catalogue, station, values, potential, self.probe_card(board))
         )
         return value
 
     def placement_gain(self, view: SeatView, board: GameState, intent: PlaceCard) -> float:
         office = office_of(board, view.seat)
-        before = self.layout(board, board.stations[office])
+        before = self.layout(board, board.stations[office], office)
         trial = view.determinize(self.rng)
         place(trial, intent.card, intent.cell, intent.rotated, office)
-        return self.layout(board, trial.stations[office]) - before
+        return self.layout(board, trial.stations[office], office) - before
 
     def best_placement_gain(self, view: SeatView, board: GameState, card: int) -> float:
         """The most a card could add to the layout now, laid where it helps most."""
@@ -185,7 +252,7 @@ class FreightBot(StationSafety):
         if kind is CardKind.FACILITY:
             if built >= self.p("max_facilities"):
                 return 0.1
-            return 0.6 * self.facility_values(board).get(card, 1.0) * min(1.0, game_left(board))
+            return 0.6 * self.facility_values(board, office).get(card, 1.0) * min(1.0, game_left(board))
         if kind is CardKind.TRACK:
             return (0.3 if built else 0.9) * min(1.0, game_left(board))
         if kind is CardKind.MODIFIER and spec.modifier is not None:
@@ -340,6 +407,8 @@ class FreightBot(StationSafety):
         loads_here, _ = self.car_types(board, office)
         want: dict[Cell, dict[int, list[float]]] = {}
         carry: dict[int, float] = {}
+        toward: dict[tuple[int, int], float] = {}
+        unloaded = {d: self.unloaded_toward(board, office, d) for d in (1, -1)}
         for cell, spec in self.facilities(board, office):
             boxes = station.boxes[cell]
             free = box_room(board, office, cell, True)
@@ -350,12 +419,15 @@ class FreightBot(StationSafety):
                 )
                 wanted[t * 2] = [spot, 0.8 * spot, 0.6 * spot][: min(3, loads)]
                 carry[(t * 2 + 1) | FLIPPED] = self.p("w_carry")
+                for d in (1, -1):
+                    if t in unloaded[d]:
+                        toward[((t * 2 + 1) | FLIPPED, d)] = self.p("w_deliver")
             for t in spec.inbound:
                 wanted[t * 2 + 1] = [spot, 0.8 * spot, 0.6 * spot]
                 if t not in loads_here:  # an empty left by unloading, wanted nowhere here
                     carry[t * 2] = 0.4 * self.p("w_carry")
             want[cell] = wanted
-        return StationScorer(board, view.seat, want=want, carry=carry)
+        return StationScorer(board, view.seat, want=want, carry=carry, carry_toward=toward)
 
     # ------------------------------------------------------------------ trains
 

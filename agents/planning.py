@@ -168,7 +168,9 @@ class StationScorer:
 
     - ``want[cell][code]``: marginal values of the 1st, 2nd, ... standing car of that code on
       that card (an industry track wanting an empty car to load, a loaded one to unload);
-    - ``carry[code]``: value of each such car aboard a train standing ready on the Office;
+    - ``carry[code]``: value of each such car aboard a train standing ready on the Office,
+      plus ``carry_toward[(code, direction)]`` aboard a train running that way (toward an
+      office that unloads it);
     - a train off the Office costs ``w_home`` plus ``w_dist`` per Move it is from home, and
       ``w_strand`` if the Moves left cannot bring it back; a train on the Office that is not
       in order to depart (R8.1.2) costs ``w_makeup``; cards in ``park`` hold a train at no
@@ -184,6 +186,7 @@ class StationScorer:
     seat: int
     want: dict[Cell, dict[int, list[float]]] = field(default_factory=dict)
     carry: dict[int, float] = field(default_factory=dict)
+    carry_toward: dict[tuple[int, int], float] = field(default_factory=dict)
     park: frozenset[Cell] = frozenset()
     office_cost: float = 0.0
     w_home: float = 4.0
@@ -225,7 +228,13 @@ class StationScorer:
                 (cell, tuple(sorted((c, tuple(m)) for c, m in w.items()))) for cell, w in self.want.items()
             )
         )
-        return (want, tuple(sorted(self.carry.items())), tuple(sorted(self.park)), self.office_cost)
+        return (
+            want,
+            tuple(sorted(self.carry.items())),
+            tuple(sorted(self.carry_toward.items())),
+            tuple(sorted(self.park)),
+            self.office_cost,
+        )
 
     def score(self, state: GameState, used: int, total: int) -> float:
         """The value of stopping here, after ``used`` of ``total`` Moves."""
@@ -253,7 +262,10 @@ class StationScorer:
                     final -= self.w_makeup
                     rank -= self.w_makeup / 2 if left else self.w_makeup
                 elif self.carry:
-                    gain = sum(self.carry.get(code, 0.0) for code in tray.consist)
+                    gain = sum(
+                        self.carry.get(code, 0.0) + self.carry_toward.get((code, tray.direction), 0.0)
+                        for code in tray.consist
+                    )
                     final += gain
                     rank += gain
             elif tray.cell in self.park:
