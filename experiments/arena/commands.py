@@ -98,14 +98,16 @@ def _run_tournament(args: argparse.Namespace) -> int:
         tour.write_csv(out, match, seatings, results)
     wall = time.perf_counter() - start
     summaries = tour.summarize(match, seatings, results)
+    found = tour.skill(match, seatings, results)
     tour.plot(plot_path, summaries)
     if args.json:
         data = tour.summary_json(match, seatings, summaries)
-        data.update(csv=str(csv_path), plot=str(plot_path), wall_seconds=wall)
+        data.update(skill=tour.skill_json(found), csv=str(csv_path), plot=str(plot_path), wall_seconds=wall)
         print(json.dumps(data, indent=2))
         return 0
     console = output_console(140)
     console.print(_tournament_table(summaries))
+    console.print(_skill_text(found, match.names()))
     console.print(f"{total} games in {wall:.1f} s; wrote {csv_path} and {plot_path}")
     return 0
 
@@ -134,6 +136,22 @@ def _tournament_table(summaries: Sequence[tour.BotSummary]) -> Table:
             f"{s.rating.ordinal:.2f}",
         )
     return table
+
+
+def _skill_text(found: tour.Skill, names: dict[str, str]) -> str:
+    ci = f"{tour.CONFIDENCE:.0%} CI"
+    lines = []
+    share = found.share
+    if share is not None:
+        lines.append(
+            f"skill: the bot explains {share.bot:.1%} ({share.low:.1%}..{share.high:.1%}, {ci} over "
+            f"{share.deals} deals) of the spread of a seat's revenue within a deal; shuffled bots "
+            f"explain {share.chance:.1%}; the seat {share.seat:.1%}"
+        )
+    for a, b, (mean, low, high, deals) in found.pairs:
+        interval = "one deal" if math.isnan(low) else f"{low:+.2f}..{high:+.2f}"
+        lines.append(f"paired by deal: {names[a]} - {names[b]} = {mean:+.2f} ({interval}) over {deals} deals")
+    return "\n".join(lines)
 
 
 TOURNAMENT = Command(

@@ -4,6 +4,8 @@
   regularized incomplete beta function, since scipy is not a dependency).
 - ``wilson``: a proportion with its Wilson score interval, which stays inside [0, 1] and is
   sound for small counts, unlike the normal (Wald) interval.
+- ``skill_share``: the share of the within-deal variance of seat revenue the bot explains;
+  ``paired_difference``: one bot's revenue less another's, paired by deal.
 - ``rate_games``: openskill Plackett-Luce ratings, with the package's defaults
   (mu 25, sigma 25/3, beta 25/6, tau 25/300), from games rated in the order given.
 """
@@ -15,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist, fmean, stdev
 
+import numpy as np
 from openskill.models import PlackettLuce
 
 _MAX_TERMS = 10_000  # the continued fraction needs about sqrt(df) terms
@@ -151,3 +154,116 @@ def rate_games(games: Iterable[Sequence[tuple[str, float]]]) -> dict[str, Rating
             variance = old.sigma**2 * math.prod(after[i].sigma ** 2 / old.sigma**2 for i in seats)
             ratings[player] = Rating(mu, math.sqrt(variance))
     return ratings
+
+
+SeatResult = tuple[str, float]  # (bot label, revenue) of one seat
+
+
+@dataclass(frozen=True)
+class SkillShare:
+    """How much of the spread of a seat's revenue within a deal the bot in it explains.
+
+    ``bot`` is SS(bot | deal, seat) / SS(within deal): the sum of squares the bot adds to an
+    additive within-deal model of seat and bot, over the total sum of squares about each
+    deal's mean; ``seat`` is the same for the seat given the bot. ``low``/``high`` bound
+    ``bot`` by a bootstrap over deals; ``chance`` is its mean when the bots are shuffled among
+    the seats of each game (what noise alone gives), so skill shows as ``bot`` above ``chance``.
+    """
+
+    bot: float
+    low: float
+    high: float
+    chance: float
+    seat: float
+    deals: int
+
+
+def _dummies(keys: Sequence[object]) -> np.ndarray:
+    levels = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+    out = np.zeros((len(keys), len(levels)))
+    out[np.arange(len(keys)), [levels[k] for k in keys]] = 1.0
+    return out
+
+
+def _demean(x: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
+    out = x.copy()
+    for rows in groups:
+        out[rows] -= x[rows].mean(axis=0)
+    return out
+
+
+def _rss(y: np.ndarray, x: np.ndarray) -> float:
+    if x.shape[1] == 0:
+        return float(y @ y)
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    r = y - x @ coef
+    return float(r @ r)
+
+
+def _shares(
+    y: np.ndarray, seats: np.ndarray, bots: np.ndarray, groups: list[np.ndarray]
+) -> tuple[float, float]:
+    yd, sd, bd = _demean(y, groups), _demean(seats, groups), _demean(bots, groups)
+    total = float(yd @ yd)
+    if total == 0:
+        return 0.0, 0.0
+    full = _rss(yd, np.hstack([sd, bd]))
+    return (_rss(yd, sd) - full) / total, (_rss(yd, bd) - full) / total
+
+
+def skill_share(
+    games: Sequence[tuple[int, Sequence[SeatResult]]],
+    confidence: float = 0.95,
+    resamples: int = 400,
+    seed: int = 0,
+) -> SkillShare:
+    """The share of the within-deal variance of seat revenue that the bot explains, from
+    games given as (deal, (bot label, revenue) per seat). Deterministic for a ``seed``."""
+    _check_confidence(confidence)
+    rows = [
+        (deal, seat, label, revenue) for deal, game in games for seat, (label, revenue) in enumerate(game)
+    ]
+    deal_ids = sorted({r[0] for r in rows})
+    if len(deal_ids) < 2:
+        raise ValueError("skill_share needs games of at least two deals")
+    y = np.array([r[3] for r in rows], dtype=float)
+    seats = _dummies([r[1] for r in rows])
+    bots = _dummies([r[2] for r in rows])
+    deal_rows = {d: np.array([i for i, r in enumerate(rows) if r[0] == d]) for d in deal_ids}
+    groups = list(deal_rows.values())
+    bot, seat = _shares(y, seats, bots, groups)
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(resamples):
+        picked = [deal_rows[deal_ids[i]] for i in rng.integers(0, len(deal_ids), len(deal_ids))]
+        index = np.concatenate(picked)
+        offsets = np.cumsum([0] + [len(p) for p in picked])
+        regrouped = [np.arange(offsets[k], offsets[k + 1]) for k in range(len(picked))]
+        boot.append(_shares(y[index], seats[index], bots[index], regrouped)[0])
+    # shuffle labels among the seats of each game (a game's seats are consecutive rows)
+    starts = np.cumsum([0] + [len(game) for _, game in games])
+    chance = []
+    for _ in range(max(1, resamples // 4)):
+        order = np.arange(len(rows))
+        for g in range(len(games)):
+            order[starts[g] : starts[g + 1]] = rng.permutation(order[starts[g] : starts[g + 1]])
+        chance.append(_shares(y, seats, bots[order], groups)[0])
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(boot, [tail, 1 - tail])
+    return SkillShare(bot, float(low), float(high), float(np.mean(chance)), seat, len(deal_ids))
+
+
+def paired_difference(
+    games: Sequence[tuple[int, Sequence[SeatResult]]], a: str, b: str, confidence: float = 0.95
+) -> tuple[float, float, float, int]:
+    """(mean, low, high, deals): per deal, bot ``a``'s mean seat revenue less bot ``b``'s, then
+    the Student t interval over the deals where both sat."""
+    per_deal: dict[int, dict[str, list[float]]] = {}
+    for deal, game in games:
+        for label, revenue in game:
+            per_deal.setdefault(deal, {}).setdefault(label, []).append(revenue)
+    diffs = [fmean(d[a]) - fmean(d[b]) for d in per_deal.values() if a in d and b in d]
+    if not diffs:
+        raise ValueError(f"no deal holds both {a} and {b}")
+    mean, low, high = mean_ci(diffs, confidence)
+    return mean, low, high, len(diffs)

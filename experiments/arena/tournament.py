@@ -42,7 +42,15 @@ from typing import IO, Any
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
 from experiments.arena.ledger import LEDGER_KINDS, tally
 from experiments.arena.parallel import run_all
-from experiments.arena.stats import Rating, mean_ci, rate_games, wilson
+from experiments.arena.stats import (
+    Rating,
+    SkillShare,
+    mean_ci,
+    paired_difference,
+    rate_games,
+    skill_share,
+    wilson,
+)
 from sm_env.core import GameConfig, Intent, SeatView, new_game
 
 CONFIDENCE = 0.95
@@ -292,6 +300,55 @@ def summarize(
             )
         )
     return sorted(summaries, key=lambda s: (-s.rating.ordinal, s.bot))
+
+
+@dataclass(frozen=True)
+class Skill:
+    """Does skill matter on these deals: the bot's share of the within-deal variance, and
+    every pair of bots' paired difference (the first less the second, by deal)."""
+
+    share: SkillShare | None  # None with one bot label or one deal
+    pairs: tuple[tuple[str, str, tuple[float, float, float, int]], ...]
+
+
+def skill(tournament: Tournament, seating_list: Sequence[Seating], results: Sequence[GameResult]) -> Skill:
+    labels = tournament.labels()
+    games = [
+        (
+            r.deal,
+            [(labels[b], float(v)) for b, v in zip(seating_list[r.seating].bots, r.revenue, strict=True)],
+        )
+        for r in results
+    ]
+    distinct = list(dict.fromkeys(labels[b] for b in tournament.bots))
+    share = skill_share(games, CONFIDENCE) if len(distinct) > 1 and tournament.deals > 1 else None
+    pairs = tuple(
+        (a, b, paired_difference(games, a, b, CONFIDENCE)) for a, b in itertools.combinations(distinct, 2)
+    )
+    return Skill(share, pairs)
+
+
+def skill_json(found: Skill) -> dict[str, Any]:
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    share = found.share
+    return {
+        "share": None
+        if share is None
+        else {
+            "bot": share.bot,
+            "low": share.low,
+            "high": share.high,
+            "chance": share.chance,
+            "seat": share.seat,
+            "deals": share.deals,
+        },
+        "pairs": [
+            {"a": a, "b": b, "mean": m, "low": num(lo), "high": num(hi), "deals": n}
+            for a, b, (m, lo, hi, n) in found.pairs
+        ],
+    }
 
 
 def summary_json(
