@@ -99,7 +99,8 @@ class SearchBot:
     """
 
     name: str = "search"
-    version: str = "3"  # 2: the prospects potential at the cut-off; 3: passenger@2, guarding its station
+    # 2: the prospects potential at the cut-off; 3: passenger@2, guarding its station; 4: passenger@3
+    version: str = "4"
     DEFAULTS: ClassVar[dict[str, int | float]] = {
         "rollouts": 16,
         "seconds": 0.0,

@@ -1,0 +1,230 @@
+"""The search's network: a policy over the v1 tokens and a value per seat, on the v1 observation.
+
+One trunk of ReLU layers over a seat's ``StationMaster-v1`` observation (encoded from a
+board exactly as the env does), then three heads:
+
+- ``policy``: a logit per v1 token. An intent's logit is the sum of its spelling's token
+  logits (``TokenTable.spell``); the prior over the legal intents is their softmax. One
+  forward pass prices every legal intent, however it is spelled.
+- ``win``: a logit per seat, in the observation's relative order (0 is the seat observing,
+  then the seats after it); its softmax is the chance that each seat wins (a shared top
+  counts as a share of a win).
+- ``margin``: per seat, the final revenue less the mean of the other seats' (co-op: the
+  team's total), divided by ``MARGIN_SCALE``.
+
+The file is a ``.npz`` of the arrays and its metadata as JSON (format, rules edition, office
+count, observation and token sizes, the layers, the command that trained it). Inference is
+numpy, so a bot that uses it needs neither torch nor a training install.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sm_env.actions_v1 import TokenTable, token_table
+from sm_env.core import RULES_EDITION, GameState, Intent, Mode, SeatView
+from sm_env.observations_v1 import ObservationEncoderV1
+
+FORMAT = 1
+MARGIN_SCALE = 4.0  # revenue points per unit of the margin head: a typical lead at 3 offices
+SHIPPED = "station_master_net_3offices.npz"  # in agents/data/
+HEADS = ("policy", "win", "margin")
+
+
+class NetFileError(ValueError):
+    """A network file is missing, malformed or made for other spaces or rules."""
+
+
+def shipped_net_path() -> Path:
+    """The network shipped with the package (agents/data/)."""
+    return Path(str(resources.files("agents") / "data" / SHIPPED))
+
+
+class Net:
+    """The network's arrays and the numpy forward pass."""
+
+    def __init__(
+        self,
+        trunk: list[tuple[np.ndarray, np.ndarray]],
+        heads: dict[str, tuple[np.ndarray, np.ndarray]],
+        meta: dict[str, Any],
+    ) -> None:
+        self.trunk = trunk
+        self.heads = heads
+        self.meta = meta
+        self.obs_size = int(trunk[0][0].shape[1])
+        self.tokens = int(heads["policy"][0].shape[0])
+        self.seats = int(heads["win"][0].shape[0])
+
+    @classmethod
+    def load(cls, path: str | Path) -> Net:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                trunk = [
+                    (data[f"trunk_w{i}"].astype(np.float32), data[f"trunk_b{i}"].astype(np.float32))
+                    for i in range(int(meta["trunk_layers"]))
+                ]
+                heads = {
+                    h: (data[f"{h}_w"].astype(np.float32), data[f"{h}_b"].astype(np.float32)) for h in HEADS
+                }
+        except FileNotFoundError:
+            raise NetFileError(f"no network file at {path}") from None
+        except (OSError, KeyError, ValueError, TypeError) as err:
+            raise NetFileError(f"{path} is not a network file ({err})") from None
+        if meta.get("format") != FORMAT or meta.get("kind") != "net":
+            raise NetFileError(
+                f"{path}: network file format {meta.get('format')!r}, this build reads {FORMAT}"
+            )
+        if meta.get("rules_edition") != RULES_EDITION:
+            raise NetFileError(
+                f"{path} was trained under rules edition {meta.get('rules_edition')}; "
+                f"this build plays rules edition {RULES_EDITION}"
+            )
+        width = None
+        for i, (w, b) in enumerate(trunk):
+            if w.ndim != 2 or b.shape != (w.shape[0],) or (width is not None and w.shape[1] != width):
+                raise NetFileError(f"{path}: trunk layer {i} has shapes {w.shape} and {b.shape}")
+            width = w.shape[0]
+        for h, (w, b) in heads.items():
+            if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != width:
+                raise NetFileError(f"{path}: head {h} has shapes {w.shape} and {b.shape}")
+        if heads["margin"][0].shape[0] != heads["win"][0].shape[0]:
+            raise NetFileError(f"{path}: the win and margin heads disagree on the seats")
+        return cls(trunk, heads, meta)
+
+    def save(self, path: str | Path) -> None:
+        save_arrays(path, self.trunk, self.heads, self.meta)
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(token logits, win logits, margins) for one observation."""
+        x = obs
+        for w, b in self.trunk:
+            x = np.maximum(w @ x + b, 0.0)
+        (pw, pb), (ww, wb), (mw, mb) = (self.heads[h] for h in HEADS)
+        return pw @ x + pb, ww @ x + wb, mw @ x + mb
+
+
+def save_arrays(
+    path: str | Path,
+    trunk: list[tuple[np.ndarray, np.ndarray]],
+    heads: dict[str, tuple[np.ndarray, np.ndarray]],
+    meta: dict[str, Any],
+) -> None:
+    """Write a network file; ``meta`` gains the format, the rules edition and the layer count."""
+    arrays: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(trunk):
+        arrays[f"trunk_w{i}"], arrays[f"trunk_b{i}"] = w.astype(np.float32), b.astype(np.float32)
+    for h in HEADS:
+        w, b = heads[h]
+        arrays[f"{h}_w"], arrays[f"{h}_b"] = w.astype(np.float32), b.astype(np.float32)
+    full = {
+        **meta,
+        "kind": "net",
+        "format": FORMAT,
+        "rules_edition": RULES_EDITION,
+        "trunk_layers": len(trunk),
+    }
+    arrays["meta"] = np.array(json.dumps(full, sort_keys=True))
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "wb") as out:
+        np.savez_compressed(out, allow_pickle=False, **arrays)
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max())
+    out: np.ndarray = e / e.sum()
+    return out
+
+
+class NetEvaluator:
+    """A network read on boards: priors over legal intents and each seat's values.
+
+    ``evaluate`` encodes the acting seat's observation of a board (a playable determinization
+    or a view's board: only what that seat sees is read), so a search calling it on a
+    determinized state never reads more than the seat it sampled for.
+    """
+
+    def __init__(self, net: Net) -> None:
+        self.net = net
+        self._table: TokenTable | None = None
+        self._encoder: ObservationEncoderV1 | None = None
+        self._obs = np.zeros(net.obs_size, dtype=np.float32)
+
+    def spaces(self, state: GameState) -> tuple[TokenTable, ObservationEncoderV1]:
+        if self._encoder is None or self._encoder.config.offices != state.config.offices:
+            table = token_table(state.config, state.catalogue)
+            encoder = ObservationEncoderV1(state.config, state.catalogue, table)
+            if (encoder.size, table.size, state.n) != (self.net.obs_size, self.net.tokens, self.net.seats):
+                raise NetFileError(
+                    f"the network was trained for {self.net.meta.get('offices', '?')} offices "
+                    f"(observation {self.net.obs_size}, {self.net.tokens} tokens); this game has "
+                    f"{state.config.offices} offices (observation {encoder.size}, {table.size} tokens)"
+                )
+            self._table, self._encoder = table, encoder
+            self._obs = np.zeros(encoder.size, dtype=np.float32)
+        assert self._table is not None
+        return self._table, self._encoder
+
+    def observe(self, state: GameState, seat: int) -> np.ndarray:
+        """The seat's v1 observation of ``state`` (at the start of a decision)."""
+        _, encoder = self.spaces(state)
+        return encoder.encode(state, seat, None, self._obs)
+
+    def heads(self, state: GameState, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(token logits, win chances, margins), the last two by absolute seat."""
+        logits, win, margin = self.net.forward(self.observe(state, seat))
+        order = [(s - seat) % state.n for s in range(state.n)]  # absolute seat -> relative
+        return logits, softmax(win)[order], margin[order]
+
+    def intent_logits(self, logits: np.ndarray, state: GameState, legal: list[Intent]) -> np.ndarray:
+        table, _ = self.spaces(state)
+        return np.array([float(logits[list(sp)].sum()) for sp, _ in table.spell_all(legal)])
+
+    def evaluate(
+        self, state: GameState, seat: int, legal: list[Intent]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(prior over ``legal``, win chance per seat, margin per seat) from ``seat``'s view."""
+        logits, win, margin = self.heads(state, seat)
+        return softmax(self.intent_logits(logits, state, legal)), win, margin
+
+
+def win_chances(view: SeatView, evaluator: NetEvaluator) -> tuple[float, ...]:
+    """Each seat's chance to win as ``view``'s seat can judge it (its own view only)."""
+    _, win, _ = evaluator.heads(view.board, view.seat)
+    return tuple(float(p) for p in win)
+
+
+def table_win_chances(state: GameState, evaluator: NetEvaluator) -> tuple[float, ...]:
+    """Each seat's chance to win for someone watching the whole table (a replay, a finished
+    game): the mean of every seat's own estimate, each read from that seat's view. Exact
+    once the game is over (the winners share the win; co-op: the team wins or nobody)."""
+    n = state.n
+    if state.is_terminal():
+        winners = state.winners()
+        if state.config.mode is Mode.COOP:
+            return tuple(1.0 if winners else 0.0 for _ in range(n))
+        return tuple(1.0 / len(winners) if s in winners else 0.0 for s in range(n))
+    total = np.zeros(n)
+    for seat in range(n):
+        total += evaluator.heads(state.view(seat).board, seat)[1]
+    return tuple(float(p) for p in total / n)
+
+
+__all__ = [
+    "MARGIN_SCALE",
+    "Net",
+    "NetEvaluator",
+    "NetFileError",
+    "save_arrays",
+    "shipped_net_path",
+    "softmax",
+    "table_win_chances",
+    "win_chances",
+]
