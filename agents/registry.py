@@ -17,6 +17,7 @@ from agents.base import Agent
 from agents.common import HeuristicBot
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
+from agents.mcts import MCTSBot
 from agents.passenger import PassengerBot
 from agents.policy import PolicyBot
 from agents.random_agent import RandomAgent
@@ -95,6 +96,15 @@ register(
         "determinized rollouts of its top candidates, the passenger bot playing on",
         SearchBot,
         dict(SearchBot.DEFAULTS),
+    )
+)
+register(
+    BotSpec(
+        MCTSBot.name,
+        int(MCTSBot.version),
+        "information-set MCTS over its seat view: PUCT with a prior, rollouts or a network at the leaves",
+        MCTSBot,
+        dict(MCTSBot.DEFAULTS),
     )
 )
 
