@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import pytest
 from conftest import lay_siding
 
-from agents import bot_label, make_bot, seat_seed
+from agents import bot_label, bot_name, make_bot, seat_seed
 from experiments.arena import balance as bal
+from experiments.arena.stats import paired_difference
 from experiments.cli import main
 from sm_env.core import engine
 from sm_env.core.catalogue import load_catalogue
@@ -23,6 +24,11 @@ from sm_env.core.state import Event, GameState
 
 TINY = bal.Balance(offices=(1, 3), days=2, games=2, seed=4)
 TINY_ARGV = ("balance", "--offices", "1,3", "--days", "2", "--games", "2", "--seed", "4")
+PAIRED = bal.Balance(offices=(3,), days=1, games=3, seed=4, bots=("passenger", "random"), paired=True)
+PAIRED_ARGV = (
+    "balance", "--offices", "3", "--days", "1", "--games", "3", "--seed", "4",
+    "--bots", "passenger,random", "--paired",
+)  # fmt: skip
 COLLISION_RULES = dict((kind, rules) for kind, rules in bal.LEDGER_KINDS)["collisions"]
 
 
@@ -36,7 +42,7 @@ class Played:
 def play_watched(job: bal.Job, monkeypatch: pytest.MonkeyPatch) -> Played:
     """One game by the documented loop, with the engine's New Train Phase spied on: for the
     card in the Stage's slot, is it new, out on its previous run, at its Division Point or held."""
-    offices, game, seed, config, bots = job
+    offices, game, seed, config, bots, rotation = job
     state = engine.new_game(config, seed)
     cases: list[tuple[int, str]] = []
     begin = engine.STEPS[Step.NEW_TRAIN]
@@ -56,7 +62,7 @@ def play_watched(job: bal.Job, monkeypatch: pytest.MonkeyPatch) -> Played:
         seat = state.current_player()
         state.apply(agents[seat].choose(state.view(seat)))
         watch.update(state)
-    record = watch.finish(state, game, seed, tuple(bot_label(bot) for bot in bots))
+    record = watch.finish(state, game, seed, tuple(bot_label(bot) for bot in bots), rotation)
     monkeypatch.undo()
     return Played(record, state, cases)
 
@@ -164,6 +170,35 @@ def test_every_bot_sits_in_every_seat_equally_often() -> None:
     assert [job[2] for job in bal.jobs_of(TINY)] == [4, 5, 4, 5]
 
 
+def test_without_paired_game_g_is_deal_g_at_rotation_g() -> None:
+    """The jobs of a run without --paired are those of before it existed: game g has seed S + g
+    and seat s bot (s + g) mod len(bots); the rotation only says so."""
+    bots = bal.DEFAULT_BOTS
+    assert bal.jobs_of(TINY) == [
+        (k, g, 4 + g, TINY.config(k), tuple(bots[(s + g) % 3] for s in range(k)), g % 3)
+        for k in (1, 3)
+        for g in range(2)
+    ]
+    assert "--paired" not in TINY.command()
+
+
+def test_paired_plays_every_rotation_of_every_deal() -> None:
+    one, other = ("passenger", "random", "passenger"), ("random", "passenger", "random")
+    assert bal.jobs_of(PAIRED) == [
+        (3, 2 * deal + r, 4 + deal, PAIRED.config(3), (one, other)[r], r)
+        for deal in range(3)
+        for r in range(2)
+    ]
+    assert PAIRED.games_per_office_count() == 6
+    assert PAIRED.command().split() == ["station-master", *PAIRED_ARGV]
+
+
+@pytest.mark.parametrize("bots", [("passenger",), ("passenger", "passenger")])
+def test_paired_needs_two_distinct_bots(bots: tuple[str, ...]) -> None:
+    with pytest.raises(bal.BalanceError, match="needs at least two distinct bots"):
+        bal.Balance(offices=(3,), bots=bots, paired=True)
+
+
 def test_a_full_office_collision_is_the_seats_decision_when_a_train_stood_there_a_stage() -> None:
     """D-collision.1: a train arriving at a full Office strikes a train that arrived there in an
     earlier Stage, in a station with a siding: the seat had a Local Operations turn to park it
@@ -265,6 +300,7 @@ def test_json_is_reproducible_and_holds_the_parameters(
     assert doc["command"].split() == ["station-master", *TINY_ARGV, "--bots", "passenger,freight,dispatcher"]
     three = doc["results"][1]
     assert three["offices"] == 3 and [g["seed"] for g in three["games"]] == [4, 5]
+    assert "skill" not in three and "rotation" not in three["games"][0]  # --paired only
     cell = three["days"]["trains.due"][0]
     assert set(cell) == {"mean", "half_width", "n"} and cell["n"] == 2
     assert set(three["collision_decisions"]) == {"led", "of", "switching", "clearance", "office", "red_flags"}
@@ -281,6 +317,7 @@ def test_table_per_office_count(capsys: pytest.CaptureFixture[str]) -> None:
         assert text in out
     assert "Division Yard: cars" in out and "idle: total" in out
     assert "collisions led to by a seat's decision:" in out and "3 games in" in out
+    assert "skill:" not in out and "paired by deal" not in out
     code, out, _ = run(capsys, *argv, "--jobs", "1", "--json", "--quiet")
     doc = json.loads(out)
     assert (
@@ -299,6 +336,7 @@ def test_table_per_office_count(capsys: pytest.CaptureFixture[str]) -> None:
         (("--seed", "-1"), "seed"),
         (("--bots", "nobody"), "unknown bot 'nobody'"),
         (("--bots", "passenger:speed=3"), "no parameter 'speed'"),
+        (("--bots", "passenger", "--paired"), "--paired compares bots, so it needs at least two distinct"),
     ],
 )
 def test_bad_options_are_a_one_line_error(
@@ -307,6 +345,33 @@ def test_bad_options_are_a_one_line_error(
     code, out, err = run(capsys, "balance", "--offices", "1", "--games", "1", *argv, "--jobs", "1")
     assert code == 2 and out == ""
     assert err.startswith("station-master: error:") and message in err and err.count("\n") == 1
+
+
+def test_a_paired_run_reports_the_skill_measure(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, *PAIRED_ARGV, "--jobs", "1", "--json", "--quiet")
+    assert code == 0 and err == ""
+    doc = json.loads(out)
+    assert doc["parameters"]["paired"] is True and doc["command"].split() == ["station-master", *PAIRED_ARGV]
+    (three,) = doc["results"]
+    games = three["games"]
+    assert [(g["seed"], g["rotation"]) for g in games] == [(4 + d, r) for d in range(3) for r in range(2)]
+    assert three["days"]["trains.due"][0]["n"] == 6  # the means are over every rotation
+    share = three["skill"]["share"]
+    assert share["deals"] == 3 and 0 <= share["low"] <= share["high"] <= 1
+    assert 0 <= share["bot"] <= 1 and 0 <= share["chance"] <= 1 and 0 <= share["seat"] <= 1
+    passenger, random_bot = bot_label("passenger"), bot_label("random")
+    (pair,) = three["skill"]["pairs"]
+    assert (pair["a"], pair["b"], pair["deals"]) == (passenger, random_bot, 3)
+    seats = [(g["seed"], list(zip(g["bots"], map(float, g["revenue"]), strict=True))) for g in games]
+    assert pair["mean"] == pytest.approx(paired_difference(seats, passenger, random_bot)[0])
+    assert pair["low"] <= pair["mean"] <= pair["high"]
+
+    code, out, _ = run(capsys, *PAIRED_ARGV, "--jobs", "1")
+    assert code == 0
+    assert out.startswith("6 games: 3 deals × 2 rotations per office count 3 (seeds 4..6)")
+    assert "3 office(s), 1 day(s), 3 deal(s) × 2 rotations" in out
+    assert "skill: the bot explains" in out and "over 3 deals" in out
+    assert f"paired by deal: {bot_name('passenger')} - {bot_name('random')} = " in out
 
 
 def test_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:

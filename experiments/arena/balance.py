@@ -9,6 +9,14 @@ once, and its own seed ``seat_seed(S + g, s)``. Games run in a spawned process p
 tournament's; results are put back in (office count, game) order, so the numbers do not depend
 on ``jobs``.
 
+Paired (``--paired``). Every deal (seed S + g, g in 0..N-1) is played once under each of the
+len(bots) rotations: rotation r gives seat s bot ``bots[(s + r) mod len(bots)]``, game
+``g * len(bots) + r``; so N * len(bots) games per office count, and the mean metrics below are
+over all of them (every rotation). Per office count the run also reports the tournament's skill
+measure from the seats' final revenue (``experiments.arena.stats.skill_share``, with the deal as
+the block) and every pair of distinct bots' paired difference, the first in the list less the
+second (``paired_difference``). It needs at least two distinct bots.
+
 Observation. A game is played by its own loop (each bot gets only its seat's view) and after
 every decision the harness reads the new ``state.events`` (then clears them) and notices a new
 Stage by ``(state.day, state.stage)``; the yards and cars are counted once per day, when the
@@ -45,6 +53,7 @@ that completed a run of their mean trip, and the shortest and longest trip of al
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -52,10 +61,11 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from agents import bot_label, make_bot, seat_seed
+from agents import bot_label, bot_name, make_bot, seat_seed
 from experiments.arena.ledger import LEDGER_KINDS
 from experiments.arena.parallel import run_all
-from experiments.arena.stats import mean_ci
+from experiments.arena.stats import mean_ci, paired_difference, skill_share
+from experiments.arena.tournament import Skill, skill_json
 from sm_env.core import (
     COACH,
     EMPTY,
@@ -187,7 +197,8 @@ _DYNAMIC_LABELS = {
 
 @dataclass(frozen=True)
 class Balance:
-    """A balance run: ``games`` games of ``days`` days for each office count."""
+    """A balance run: ``games`` games of ``days`` days for each office count; ``paired``, ``games``
+    deals each played under every rotation of the bots."""
 
     offices: tuple[int, ...]
     days: int = 5
@@ -195,6 +206,7 @@ class Balance:
     seed: int = 1
     bots: tuple[str, ...] = DEFAULT_BOTS
     house_rules: HouseRules = field(default_factory=HouseRules)
+    paired: bool = False
 
     def __post_init__(self) -> None:
         if not self.offices:
@@ -218,14 +230,37 @@ class Balance:
         self.config(self.offices[0])  # a bad days value fails here, naming the field
         for bot in self.bots:
             make_bot(bot, 0)  # a bad spec or parameter fails here, before any game
+        if self.paired and len(self.labels()) < 2:
+            raise BalanceError(
+                f"--paired compares bots, so it needs at least two distinct bots, got {','.join(self.bots)}"
+            )
 
     def config(self, offices: int) -> GameConfig:
         return GameConfig(offices=offices, days=self.days, house_rules=self.house_rules)
 
-    def seat_bots(self, offices: int, game: int) -> tuple[str, ...]:
-        """The bots of game ``game``: the list cycled over the seats, rotated by the game index."""
+    def seat_bots(self, offices: int, rotation: int) -> tuple[str, ...]:
+        """The bots of a rotation: the list cycled over the seats, rotated by ``rotation`` (a
+        game's index when not paired)."""
         k = len(self.bots)
-        return tuple(self.bots[(seat + game) % k] for seat in range(offices))
+        return tuple(self.bots[(seat + rotation) % k] for seat in range(offices))
+
+    def schedule(self) -> list[tuple[int, int, int]]:
+        """(game, deal, rotation) of every game of one office count, in game order."""
+        k = len(self.bots)
+        if not self.paired:
+            return [(game, game, game % k) for game in range(self.games)]
+        return [(deal * k + r, deal, r) for deal in range(self.games) for r in range(k)]
+
+    def games_per_office_count(self) -> int:
+        return self.games * (len(self.bots) if self.paired else 1)
+
+    def labels(self) -> list[str]:
+        """The distinct bot labels, in list order."""
+        return list(dict.fromkeys(bot_label(bot) for bot in self.bots))
+
+    def names(self) -> dict[str, str]:
+        """Label -> the short name the tables show."""
+        return {bot_label(bot): bot_name(bot) for bot in self.bots}
 
     def command(self) -> str:
         """The command line that reruns it."""
@@ -237,6 +272,7 @@ class Balance:
             f"--seed {self.seed}",
             f"--bots {','.join(self.bots)}",
             *(f"--house-rule {name}" for name in HouseRules.names() if getattr(self.house_rules, name)),
+            *(["--paired"] if self.paired else []),
         ]
         return " ".join(parts)
 
@@ -275,7 +311,8 @@ class GameRecord:
 
     offices: int
     game: int
-    seed: int
+    seed: int  # the deal
+    rotation: int  # seat s got bot (s + rotation) mod len(bots)
     bots: tuple[str, ...]  # bot labels by seat
     days: tuple[dict[str, int], ...]
     trips: tuple[tuple[int, ...], ...]
@@ -350,7 +387,7 @@ class Observer:
             self.clock = clock
 
     def finish(
-        self, state: GameState, game: int = 0, seed: int = -1, bots: tuple[str, ...] = ()
+        self, state: GameState, game: int = 0, seed: int = -1, bots: tuple[str, ...] = (), rotation: int = 0
     ) -> GameRecord:
         self.update(state)
         while self.closed < min(state.day + 1, self.n_days):  # a game ended before its last day-end
@@ -359,6 +396,7 @@ class Observer:
             offices=state.n,
             game=game,
             seed=seed,
+            rotation=rotation,
             bots=bots,
             days=tuple(_complete(day) for day in self.days),
             trips=tuple(tuple(t) for t in self.trips),
@@ -560,12 +598,12 @@ def _complete(day: Counter[str]) -> dict[str, int]:
     return out
 
 
-Job = tuple[int, int, int, GameConfig, tuple[str, ...]]  # offices, game, seed, config, bots
+Job = tuple[int, int, int, GameConfig, tuple[str, ...], int]  # offices, game, seed, config, bots, rotation
 
 
 def play_one(job: Job) -> GameRecord:
     """Play and measure one game (the pool's worker: top level, so spawn can pickle it)."""
-    offices, game, seed, config, bots = job
+    offices, game, seed, config, bots, rotation = job
     state = new_game(config, seed)
     agents = [make_bot(bot, seat_seed(seed, seat)) for seat, bot in enumerate(bots)]
     watch = Observer(state)
@@ -573,14 +611,21 @@ def play_one(job: Job) -> GameRecord:
         seat = state.current_player()
         state.apply(agents[seat].choose(state.view(seat)))
         watch.update(state)
-    return watch.finish(state, game, seed, tuple(bot_label(bot) for bot in bots))
+    return watch.finish(state, game, seed, tuple(bot_label(bot) for bot in bots), rotation)
 
 
 def jobs_of(balance: Balance) -> list[Job]:
     return [
-        (offices, game, balance.seed + game, balance.config(offices), balance.seat_bots(offices, game))
+        (
+            offices,
+            game,
+            balance.seed + deal,
+            balance.config(offices),
+            balance.seat_bots(offices, rotation),
+            rotation,
+        )
         for offices in balance.offices
-        for game in range(balance.games)
+        for game, deal, rotation in balance.schedule()
     ]
 
 
@@ -615,6 +660,7 @@ class OfficeSummary:
     collision_decisions: dict[str, int]  # led, of, switching, clearance: over every game and day
     hold_why: dict[str, str]
     games: tuple[GameRecord, ...]
+    skill: Skill | None = None  # paired runs only
 
 
 def _interval(values: Sequence[float]) -> Cell:
@@ -693,8 +739,24 @@ def summarize(balance: Balance, records: Sequence[GameRecord]) -> list[OfficeSum
             "office": total("collisions.decision.office"),
             "red_flags": total("red_flags"),
         }
-        out.append(OfficeSummary(offices, metrics, days, all_days, decisions, hold_why, games))
+        found = skill(balance, games) if balance.paired else None
+        out.append(OfficeSummary(offices, metrics, days, all_days, decisions, hold_why, games, found))
     return out
+
+
+def skill(balance: Balance, records: Sequence[GameRecord]) -> Skill:
+    """The tournament's skill measure over one office count's games of a paired run: a game is
+    its deal (the seed) and each seat's bot label and final revenue."""
+    games = [
+        (r.seed, [(label, float(revenue)) for label, revenue in zip(r.bots, r.revenue, strict=True)])
+        for r in records
+    ]
+    share = skill_share(games, CONFIDENCE) if balance.games > 1 else None  # it needs two deals
+    pairs = tuple(
+        (a, b, paired_difference(games, a, b, CONFIDENCE))
+        for a, b in itertools.combinations(balance.labels(), 2)
+    )
+    return Skill(share, pairs)
 
 
 def format_cell(cell: Cell) -> str:
@@ -713,6 +775,7 @@ def document(balance: Balance, summaries: Sequence[OfficeSummary]) -> dict[str, 
     def cell(c: Cell) -> dict[str, Any]:
         return {"mean": c.mean, "half_width": c.half_width, "n": c.n}
 
+    # A paired run adds its keys; without --paired the document is what it was before.
     return {
         "parameters": {
             "offices": list(balance.offices),
@@ -723,6 +786,7 @@ def document(balance: Balance, summaries: Sequence[OfficeSummary]) -> dict[str, 
             "bot_labels": [bot_label(bot) for bot in balance.bots],
             "house_rules": balance.house_rules.to_dict(),
             "confidence": CONFIDENCE,
+            **({"paired": True} if balance.paired else {}),
         },
         "command": balance.command(),
         "results": [
@@ -733,20 +797,23 @@ def document(balance: Balance, summaries: Sequence[OfficeSummary]) -> dict[str, 
                 "all_days": {m.key: cell(s.all_days[m.key]) for m in s.metrics},
                 "collision_decisions": s.collision_decisions,
                 "hold_why": s.hold_why,
-                "games": [
-                    {
-                        "game": r.game,
-                        "seed": r.seed,
-                        "bots": list(r.bots),
-                        "revenue": list(r.revenue),
-                        "final_hash": r.final_hash,
-                        "days": [{m.key: r.value(d, m.key) for m in s.metrics} for d in range(balance.days)],
-                        "trips": [list(t) for t in r.trips],
-                        "anomalies": r.anomalies,
-                    }
-                    for r in s.games
-                ],
+                **({"skill": skill_json(s.skill)} if s.skill is not None else {}),
+                "games": [_game_json(balance, s.metrics, r) for r in s.games],
             }
             for s in summaries
         ],
+    }
+
+
+def _game_json(balance: Balance, metrics: Sequence[Metric], r: GameRecord) -> dict[str, Any]:
+    return {
+        "game": r.game,
+        "seed": r.seed,
+        **({"rotation": r.rotation} if balance.paired else {}),
+        "bots": list(r.bots),
+        "revenue": list(r.revenue),
+        "final_hash": r.final_hash,
+        "days": [{m.key: r.value(d, m.key) for m in metrics} for d in range(balance.days)],
+        "trips": [list(t) for t in r.trips],
+        "anomalies": r.anomalies,
     }

@@ -187,6 +187,12 @@ def _add_balance_arguments(balance: argparse.ArgumentParser) -> None:
         help=f"bots cycled over the seats, rotated by game (default {','.join(bal.DEFAULT_BOTS)}; "
         f"known: {known_bots()})",
     )
+    balance.add_argument(
+        "--paired",
+        action="store_true",
+        help="play every deal once under each rotation of the bots (N × len(bots) games per office "
+        "count) and report the skill measure and every pair's paired difference; needs two distinct bots",
+    )
     add_jobs_option(balance)
     add_house_rule_option(balance)
     balance.add_argument("--json", action="store_true", help="print only a JSON document")
@@ -201,11 +207,13 @@ def _run_balance(args: argparse.Namespace) -> int:
         seed=args.seed,
         bots=tuple(split_bot_list(args.bots)),
         house_rules=HouseRules.from_names(args.house_rule),
+        paired=args.paired,
     )
-    total = len(run.offices) * run.games
+    total = len(run.offices) * run.games_per_office_count()
+    per_office_count = f"{run.games} deals × {len(run.bots)} rotations" if run.paired else str(run.games)
     _announce(
         args,
-        f"{total} games: {run.games} per office count {','.join(map(str, run.offices))} "
+        f"{total} games: {per_office_count} per office count {','.join(map(str, run.offices))} "
         f"(seeds {run.seed}..{run.seed + run.games - 1}), {run.days} day(s), bots {','.join(run.bots)} "
         f"rotated over the seats, house rules: {house_rules_text(run.house_rules)}, {args.jobs} job(s)",
     )
@@ -225,6 +233,8 @@ def _run_balance(args: argparse.Namespace) -> int:
             f"(switching {d['switching']}, clearance {d['clearance']}, full Office {d['office']}); "
             f"averted by a RED FLAG: {d['red_flags']}"
         )
+        if summary.skill is not None:
+            console.print(_skill_text(summary.skill, run.names()))
     console.print(
         "all days: per game, the total of a count and the mean over the days of a day's-end level; "
         "trip lengths by day of completion (docs/balance.md)"
@@ -235,9 +245,9 @@ def _run_balance(args: argparse.Namespace) -> int:
 
 def _balance_table(run: bal.Balance, summary: bal.OfficeSummary) -> Table:
     ci = f"{bal.CONFIDENCE:.0%}"
+    games = f"{run.games} deal(s) × {len(run.bots)} rotations" if run.paired else f"{run.games} game(s)"
     table = Table(
-        title=f"{summary.offices} office(s), {run.days} day(s), {run.games} game(s): "
-        f"mean per game ± {ci} half-width",
+        title=f"{summary.offices} office(s), {run.days} day(s), {games}: mean per game ± {ci} half-width",
     )
     table.add_column("metric", no_wrap=True)
     for day in range(run.days):
