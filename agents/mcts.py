@@ -37,9 +37,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.net import MARGIN_SCALE, Net, NetEvaluator, NetFileError, shipped_net_path
+from agents.net import (
+    MARGIN_SCALE,
+    Net,
+    NetEvaluator,
+    NetFileError,
+    one_blas_thread,
+    seat_margins,
+    shipped_net_path,
+    win_shares,
+)
 from agents.passenger import PassengerBot
-from sm_env.core import GameState, Intent, Mode, Rng, SeatView
+from sm_env.core import GameState, Intent, Rng, SeatView
 from sm_env.shaping import prospects
 
 _MASK = 0xFFFFFFFF
@@ -88,25 +97,13 @@ def margin_utility(margin: float) -> float:
 def outcome_values(state: GameState, w_win: float, cut: bool) -> list[float]:
     """Each seat's utility at ``state``: exact at the game's end; when ``cut`` short, each
     seat's ``prospects`` count as revenue and only the margin part is read."""
-    n = state.n
     revenue = [float(r) for r in state.revenue_by_seat]
     if cut:
         revenue = [r + prospects(state, s) for s, r in enumerate(revenue)]
-    if state.config.mode is Mode.COOP:
-        team = margin_utility(sum(revenue) - float(state.config.target_revenue or 0))
-        margins = [team] * n
-    elif n == 1:
-        margins = [margin_utility(revenue[0])]
-    else:
-        total = sum(revenue)
-        margins = [margin_utility(r - (total - r) / (n - 1)) for r in revenue]
+    margins = [margin_utility(m) for m in seat_margins(state, revenue)]
     if cut:
         return margins
-    winners = state.winners()
-    if state.config.mode is Mode.COOP:
-        wins = [1.0 if winners else 0.0] * n
-    else:
-        wins = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+    wins = win_shares(state)
     return [w_win * w + (1.0 - w_win) * m for w, m in zip(wins, margins, strict=True)]
 
 
@@ -200,7 +197,8 @@ class MCTSBot:
         if len(legal) == 1:
             self.reason = "the only decision there is"
             return legal[0]
-        root = self.search(view)
+        with one_blas_thread():
+            root = self.search(view)
         visits = [root.edges[i].visits if i in root.edges else 0 for i in legal]
         self.last_visits = dict(zip(legal, visits, strict=True))
         self.last_values = tuple(t / root.visits for t in root.total)

@@ -10,7 +10,7 @@ board exactly as the env does), then three heads:
   then the seats after it); its softmax is the chance that each seat wins (a shared top
   counts as a share of a win).
 - ``margin``: per seat, the final revenue less the mean of the other seats' (co-op: the
-  team's total), divided by ``MARGIN_SCALE``.
+  team's total less the target; ``agents.mcts.seat_margins``), divided by ``MARGIN_SCALE``.
 
 The file is a ``.npz`` of the arrays and its metadata as JSON (format, rules edition, office
 count, observation and token sizes, the layers, the command that trained it). Inference is
@@ -38,6 +38,20 @@ HEADS = ("policy", "win", "margin")
 
 class NetFileError(ValueError):
     """A network file is missing, malformed or made for other spaces or rules."""
+
+
+_BLAS: list[Any] = []  # the process's one ThreadpoolController, made on first use
+
+
+def one_blas_thread() -> Any:
+    """A context in which numpy's BLAS runs on one thread. A network's products are small:
+    split over threads they run many times slower, worst when every core is busy (a
+    tournament's workers), so the bots' forward passes run inside one."""
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def shipped_net_path() -> Path:
@@ -143,6 +157,27 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def seat_margins(state: GameState, revenue: list[float]) -> list[float]:
+    """Each seat's revenue less the mean of the others' (co-op: the team's total less the
+    target, for every seat; one seat alone: its revenue)."""
+    n = state.n
+    if state.config.mode is Mode.COOP:
+        return [sum(revenue) - float(state.config.target_revenue or 0)] * n
+    if n == 1:
+        return [revenue[0]]
+    total = sum(revenue)
+    return [r - (total - r) / (n - 1) for r in revenue]
+
+
+def win_shares(state: GameState) -> list[float]:
+    """Each seat's share of the win of a finished game (a shared top shares it; co-op: the
+    team wins or nobody)."""
+    winners = state.winners()
+    if state.config.mode is Mode.COOP:
+        return [1.0 if winners else 0.0] * state.n
+    return [1.0 / len(winners) if s in winners else 0.0 for s in range(state.n)]
+
+
 class NetEvaluator:
     """A network read on boards: priors over legal intents and each seat's values.
 
@@ -197,7 +232,8 @@ class NetEvaluator:
 
 def win_chances(view: SeatView, evaluator: NetEvaluator) -> tuple[float, ...]:
     """Each seat's chance to win as ``view``'s seat can judge it (its own view only)."""
-    _, win, _ = evaluator.heads(view.board, view.seat)
+    with one_blas_thread():
+        _, win, _ = evaluator.heads(view.board, view.seat)
     return tuple(float(p) for p in win)
 
 
@@ -207,13 +243,11 @@ def table_win_chances(state: GameState, evaluator: NetEvaluator) -> tuple[float,
     once the game is over (the winners share the win; co-op: the team wins or nobody)."""
     n = state.n
     if state.is_terminal():
-        winners = state.winners()
-        if state.config.mode is Mode.COOP:
-            return tuple(1.0 if winners else 0.0 for _ in range(n))
-        return tuple(1.0 / len(winners) if s in winners else 0.0 for s in range(n))
+        return tuple(win_shares(state))
     total = np.zeros(n)
-    for seat in range(n):
-        total += evaluator.heads(state.view(seat).board, seat)[1]
+    with one_blas_thread():
+        for seat in range(n):
+            total += evaluator.heads(state.view(seat).board, seat)[1]
     return tuple(float(p) for p in total / n)
 
 
@@ -222,9 +256,12 @@ __all__ = [
     "Net",
     "NetEvaluator",
     "NetFileError",
+    "one_blas_thread",
     "save_arrays",
+    "seat_margins",
     "shipped_net_path",
     "softmax",
     "table_win_chances",
     "win_chances",
+    "win_shares",
 ]

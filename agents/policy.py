@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.net import one_blas_thread
 from sm_env.actions_v1 import Speller, TokenTable, token_table
 from sm_env.core import RULES_EDITION, Intent, Rng, SeatView
 from sm_env.observations_v1 import ObservationEncoderV1
@@ -163,6 +164,10 @@ class PolicyBot:
             self.reason = "the only decision there is"
             return legal[0]
         speller = Speller(table.spell_all(legal))
+        with one_blas_thread():
+            return self._spell(view, speller, encoder)
+
+    def _spell(self, view: SeatView, speller: Speller, encoder: ObservationEncoderV1) -> Intent:
         tokens = 0
         while True:
             options = list(speller.options())

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from agents import split_bot_list
-from experiments.command import Command, positive
+from experiments.command import Command, add_jobs_option, positive
+from experiments.training.selfplay import SelfPlayError, SelfPlaySettings, selfplay
 from experiments.training.train import TrainError, TrainSettings, train
 
 # Every TrainSettings field is an option of `train`: its default and what it sets.
@@ -123,4 +124,84 @@ TRAIN = Command(
     errors=(TrainError,),
 )
 
-COMMANDS = (TRAIN,)
+
+# Every SelfPlaySettings field but jobs is an option of `selfplay`: what it sets.
+SELFPLAY_OPTIONS = {
+    "offices": "offices (seats), 1..6",
+    "days": "days a game",
+    "seed": "the run's seed: every game and batch follows from it",
+    "generations": "generations, the imitation one (0) included",
+    "gen0_games": "games of the heuristic bots that generation 0 imitates",
+    "gen0_bots": "the bots generation 0 imitates, rotated over the seats",
+    "games": "self-play games a generation",
+    "iterations": "the search's iterations a decision",
+    "noise": "the share of Dirichlet noise in the root's prior while self-playing",
+    "temperature": "self-play picks by visits ** (1 / temperature) (0: the most visited)",
+    "opponents": "bots that may take a self-play seat",
+    "opponent_share": "the chance a self-play seat goes to an opponent or an earlier generation",
+    "window": "generations of samples each fit reads",
+    "trunk": "the network's hidden layer sizes",
+    "epochs": "epochs of each fit",
+    "batch_size": "samples a batch",
+    "learning_rate": "Adam step size",
+    "gate_deals": "fixed deals of the gate (each played in both seatings)",
+    "eval_bots": "bots the best network's search is measured against each generation",
+    "eval_deals": "fixed deals of each evaluation (each played in both seatings)",
+}
+_SELFPLAY_DEFAULTS = SelfPlaySettings()
+
+
+def _add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="the run's directory (new, or with --resume)"
+    )
+    parser.add_argument("--resume", action="store_true", help="go on with the run in --out")
+    parser.add_argument(
+        "--stop-after", type=positive, metavar="N", help="stop after N stages (go on later with --resume)"
+    )
+    add_jobs_option(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    for name, text in SELFPLAY_OPTIONS.items():
+        default = getattr(_SELFPLAY_DEFAULTS, name)
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, tuple):
+            shown = ",".join(map(str, default))
+            parser.add_argument(flag, default=None, metavar="A,B,...", help=f"{text} (default {shown})")
+        else:
+            kind = type(default)
+            parser.add_argument(
+                flag,
+                type=kind,
+                default=None,
+                metavar=kind.__name__.upper(),
+                help=f"{text} (default {default!r})",
+            )
+
+
+def _run_selfplay(args: argparse.Namespace) -> int:
+    given = {name: getattr(args, name) for name in SELFPLAY_OPTIONS if getattr(args, name) is not None}
+    if args.resume and given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise SelfPlayError(f"--resume takes the run's recorded settings; drop {flags}")
+    for name, value in given.items():
+        if isinstance(getattr(_SELFPLAY_DEFAULTS, name), tuple):
+            items = [item.strip() for item in value.split(",") if item.strip()]
+            given[name] = tuple(int(i) for i in items) if name == "trunk" else tuple(split_bot_list(value))
+    settings = SelfPlaySettings(**given, jobs=args.jobs)
+    out = Path(args.out)
+    if selfplay(settings, out, resume=args.resume, stop_after=args.stop_after, progress=not args.quiet):
+        print(f"done: {out}/best.npz, progress.csv, curve.png; play it: --bots mcts:net={out}/best.npz")
+    else:
+        print(f"go on: station-master selfplay --out {out} --resume")
+    return 0
+
+
+SELFPLAY = Command(
+    "selfplay",
+    "expert iteration: the search's network learned from its own games (docs/training.md)",
+    _add_selfplay_arguments,
+    _run_selfplay,
+    errors=(SelfPlayError,),
+)
+
+COMMANDS = (TRAIN, SELFPLAY)
