@@ -189,7 +189,15 @@ def _run_selfplay(args: argparse.Namespace) -> int:
             given[name] = tuple(int(i) for i in items) if name == "trunk" else tuple(split_bot_list(value))
     settings = SelfPlaySettings(**given, jobs=args.jobs)
     out = Path(args.out)
-    if selfplay(settings, out, resume=args.resume, stop_after=args.stop_after, progress=not args.quiet):
+    done = selfplay(
+        settings,
+        out,
+        resume=args.resume,
+        stop_after=args.stop_after,
+        progress=not args.quiet,
+        log=lambda line: print(line, flush=True),
+    )
+    if done:
         print(f"done: {out}/best.npz, progress.csv, curve.png; play it: --bots mcts:net={out}/best.npz")
     else:
         print(f"go on: station-master selfplay --out {out} --resume")
