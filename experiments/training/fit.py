@@ -20,7 +20,7 @@ from experiments.training.samples import Samples
 
 @dataclass(frozen=True)
 class FitReport:
-    """Mean losses over the last epoch's batches and over the held-out games."""
+    """Mean losses over the kept epoch's batches and over the held-out games."""
 
     policy: float
     win: float
@@ -29,6 +29,7 @@ class FitReport:
     val_win: float
     val_margin: float
     samples: int
+    epoch: int  # the epoch kept: the one with the lowest held-out loss
 
 
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -114,10 +115,13 @@ def fit(
     learning_rate: float,
     seed: int,
     val_share: float = 0.1,
+    weight_decay: float = 1e-4,
 ) -> tuple[Net, FitReport]:
     """A network (``trunk`` layers, a logit for each of ``tokens`` tokens) fitted to ``data``,
     from ``start``'s weights when given, and its losses. A ``val_share`` of the games is held
-    out to measure it."""
+    out: after each epoch the weights are kept when their held-out loss is the lowest yet, and
+    those are returned (a game's positions share one outcome, so the value heads learn the
+    training games by heart within a few epochs)."""
     import torch
 
     torch.set_num_threads(1)
@@ -130,9 +134,10 @@ def fit(
     model = _module(torch, data.obs.shape[1], trunk, tokens, data.win.shape[1])
     if start is not None:
         _load_weights(torch, model, start)
-    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
-    sums = np.zeros(3)
-    for _ in range(epochs):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    val_batch = _Batch(data, val_rows, torch) if len(val_rows) else None
+    best: tuple[float, int, list[float], list[float], dict[str, Any]] | None = None
+    for epoch in range(1, epochs + 1):
         order = rng.permutation(train_rows)
         sums, batches = np.zeros(3), 0
         for i in range(0, len(order), batch_size):
@@ -143,16 +148,20 @@ def fit(
             optimizer.step()
             sums += [float(p.detach()) for p in parts]
             batches += 1
-        sums /= max(batches, 1)
-    with torch.no_grad():
-        val = (
-            [float(p) for p in _losses(torch, model, _Batch(data, val_rows, torch))]
-            if len(val_rows)
-            else [0.0] * 3
-        )
+        train = (sums / max(batches, 1)).tolist()
+        with torch.no_grad():
+            val = [float(p) for p in _losses(torch, model, val_batch)] if val_batch else train
+        if best is None or sum(val) < best[0]:
+            state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            best = (sum(val), epoch, train, val, state)
+    assert best is not None
+    _, epoch, train, val, state = best
+    model.load_state_dict(state)
     net = _export(model, meta)
-    policy, win, margin = (float(v) for v in sums)
-    return net, FitReport(policy, win, margin, val[0], val[1], val[2], samples=len(train_rows))
+    policy, win, margin = train
+    val_policy, val_win, val_margin = val
+    report = FitReport(policy, win, margin, val_policy, val_win, val_margin, len(train_rows), epoch)
+    return net, report
 
 
 def _load_weights(torch: Any, model: Any, net: Net) -> None:
