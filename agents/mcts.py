@@ -13,7 +13,7 @@ One tree per decision, for the seat deciding (single-observer IS-MCTS). Each ite
 3. expands the first node it reaches for the first time and values it, for every seat: with
    a network (``net``), its win and margin heads and its policy as the prior; without, a
    rollout of the ``passenger`` bot at every seat for ``horizon`` Stage ends and the
-   heuristic's choice as the prior;
+   heuristic's choice as the prior (``leaf=prospects`` values the position as it stands);
 4. backs that value vector up the path; each seat's decisions maximise its own component.
 
 Values are utilities in 0..1: ``w_win`` times the chance to win (exact at the game's end,
@@ -52,6 +52,7 @@ from sm_env.core import GameState, Intent, Rng, SeatView
 from sm_env.shaping import prospects
 
 _MASK = 0xFFFFFFFF
+LEAVES = ("net", "rollout", "prospects")  # how a new node is valued
 MAX_WALK_STEPS = 5000  # a guard: a whole 5-day game at 6 offices takes fewer decisions
 _NETS: dict[tuple[str, int], Net] = {}  # network files read once per process, shared by every bot
 
@@ -117,6 +118,10 @@ class MCTSBot:
       (at least one iteration runs). Timing makes choices depend on the machine.
     - ``net`` (""): a network file (``agents.net``) for priors and leaf values; ``"shipped"``
       is the one in agents/data/. Empty: heuristic priors and rollouts.
+    - ``leaf`` (""): how a new node is valued: ``net`` (the network's heads; the default with a
+      network), ``rollout`` (the default without), or ``prospects`` (no rollout: the position
+      as it stands, each seat's ``prospects`` counted as revenue). The prior is the network's
+      whenever there is one.
     - ``c_puct`` (1.5): the weight of the prior against the values found.
     - ``w_win`` (0.5): the weight of the chance to win in a value (the rest is the margin's).
     - ``horizon`` (1): without a network, Stage ends a leaf rollout plays through (the rest of
@@ -141,6 +146,7 @@ class MCTSBot:
         "net": "",
         "c_puct": 1.5,
         "w_win": 0.5,
+        "leaf": "",
         "horizon": 1,
         "prior_weight": 0.5,
         "noise": 0.0,
@@ -177,6 +183,10 @@ class MCTSBot:
         self.noise = float(merged["noise"])
         self.noise_alpha = float(merged["noise_alpha"])
         self.temperature = float(merged["temperature"])
+        leaf = str(merged["leaf"]) or ("net" if merged["net"] else "rollout")
+        if leaf not in LEAVES or (leaf == "net" and not merged["net"]):
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)} (net needs a net file), got {leaf!r}")
+        self.leaf = leaf
         self.evaluator = NetEvaluator(load_net(str(merged["net"]))) if merged["net"] else None
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
@@ -274,17 +284,25 @@ class MCTSBot:
         self, sim: GameState, actor: int, legal: list[Intent], value_needed: bool, rollout_seed: int
     ) -> tuple[list[float], list[float]]:
         """(prior over ``legal``, each seat's value) at a node; the value only when needed."""
+        values: list[float] = []
         if self.evaluator is not None:
-            prior, win, margin = self.evaluator.evaluate(sim, actor, legal)
-            values = [
-                self.w_win * float(w) + (1.0 - self.w_win) * 0.5 * (1.0 + math.tanh(float(m)))
-                for w, m in zip(win, margin, strict=True)
-            ]
-            return [float(p) for p in prior], values
-        choice = self.prior_bot.choose(sim.view(actor))
-        even = (1.0 - self.prior_weight) / len(legal)
-        mixed = [even + (self.prior_weight if intent == choice else 0.0) for intent in legal]
-        return mixed, self._rollout(sim.clone(), rollout_seed) if value_needed else []
+            net_prior, win, margin = self.evaluator.evaluate(sim, actor, legal)
+            prior = [float(p) for p in net_prior]
+            if self.leaf == "net":
+                values = [
+                    self.w_win * float(w) + (1.0 - self.w_win) * 0.5 * (1.0 + math.tanh(float(m)))
+                    for w, m in zip(win, margin, strict=True)
+                ]
+        else:
+            choice = self.prior_bot.choose(sim.view(actor))
+            even = (1.0 - self.prior_weight) / len(legal)
+            prior = [even + (self.prior_weight if intent == choice else 0.0) for intent in legal]
+        if value_needed and not values:
+            if self.leaf == "rollout":
+                values = self._rollout(sim.clone(), rollout_seed)
+            else:  # prospects: the position as it stands, what each seat can soon earn counted in
+                values = outcome_values(sim, self.w_win, cut=True)
+        return prior, values
 
     def _rollout(self, sim: GameState, seed: int) -> list[float]:
         """The passenger bot plays every seat for ``horizon`` Stage ends (0: to the end)."""

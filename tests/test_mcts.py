@@ -104,6 +104,7 @@ def test_mcts_is_deterministic_for_a_seed() -> None:
         return play_game(state, agents), state.state_hash()
 
     assert game(42) == game(42)
+    assert game(42, ",leaf=prospects") == game(42, ",leaf=prospects")
     noisy = ",noise=0.25,temperature=1.0"
     assert game(42, noisy) == game(42, noisy)  # self-play's noise and sampling are seeded too
 
@@ -153,6 +154,8 @@ def test_mcts_from_the_registry() -> None:
         "mcts:w_win=2",
         "mcts:noise=-0.1",
         "mcts:seconds=-1",
+        "mcts:leaf=net",  # no network to read
+        "mcts:leaf=guess",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)

@@ -30,6 +30,7 @@ class FitReport:
     val_margin: float
     samples: int
     epoch: int  # the epoch kept: the one with the lowest held-out loss
+    history: tuple[tuple[float, float, float], ...]  # held-out losses after each epoch
 
 
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -116,6 +117,7 @@ def fit(
     seed: int,
     val_share: float = 0.1,
     weight_decay: float = 1e-4,
+    value_weight: float = 1.0,
 ) -> tuple[Net, FitReport]:
     """A network (``trunk`` layers, a logit for each of ``tokens`` tokens) fitted to ``data``,
     from ``start``'s weights when given, and its losses. A ``val_share`` of the games is held
@@ -137,6 +139,7 @@ def fit(
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
     val_batch = _Batch(data, val_rows, torch) if len(val_rows) else None
     best: tuple[float, int, list[float], list[float], dict[str, Any]] | None = None
+    history: list[tuple[float, float, float]] = []
     for epoch in range(1, epochs + 1):
         order = rng.permutation(train_rows)
         sums, batches = np.zeros(3), 0
@@ -144,23 +147,27 @@ def fit(
             batch = _Batch(data, np.sort(order[i : i + batch_size]), torch)
             parts = _losses(torch, model, batch)
             optimizer.zero_grad()
-            sum(parts).backward()
+            (parts[0] + value_weight * (parts[1] + parts[2])).backward()
             optimizer.step()
             sums += [float(p.detach()) for p in parts]
             batches += 1
         train = (sums / max(batches, 1)).tolist()
         with torch.no_grad():
             val = [float(p) for p in _losses(torch, model, val_batch)] if val_batch else train
-        if best is None or sum(val) < best[0]:
+        history.append((val[0], val[1], val[2]))
+        score = val[0] + value_weight * (val[1] + val[2])
+        if best is None or score < best[0]:
             state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            best = (sum(val), epoch, train, val, state)
+            best = (score, epoch, train, val, state)
     assert best is not None
     _, epoch, train, val, state = best
     model.load_state_dict(state)
     net = _export(model, meta)
     policy, win, margin = train
     val_policy, val_win, val_margin = val
-    report = FitReport(policy, win, margin, val_policy, val_win, val_margin, len(train_rows), epoch)
+    report = FitReport(
+        policy, win, margin, val_policy, val_win, val_margin, len(train_rows), epoch, tuple(history)
+    )
     return net, report
 
 
