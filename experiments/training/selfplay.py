@@ -50,7 +50,6 @@ from sm_env.core import RULES_EDITION, GameConfig, new_game
 
 FIRST_GATE_SEED = 2_000_000  # fixed deals of the gates, and from EVAL_SEED those of evaluations
 EVAL_SEED = 3_000_000
-SELFPLAY_SEED = 4_000_000  # self-play deals: SELFPLAY_SEED + generation * 100_000 + game
 
 
 class SelfPlayError(ValueError):
@@ -221,6 +220,11 @@ def seat_players(
     return tuple(players), tuple(p == learner for p in players)
 
 
+def deal_seed(settings: SelfPlaySettings, gen: int, game: int) -> int:
+    """The deal of one recorded game: drawn from the run's seed, the generation and the game."""
+    return int(np.random.default_rng([settings.seed, gen, game, 1]).integers(2**32))
+
+
 def record_games(
     settings: SelfPlaySettings,
     gen: int,
@@ -228,9 +232,9 @@ def record_games(
     progress: bool,
 ) -> Samples:
     """Record the games of one generation; the samples in game order whatever ``jobs`` is."""
-    first = SELFPLAY_SEED + gen * 100_000
     tasks = [
-        (settings.config(), g, first + g, players, recorded) for g, (players, recorded) in enumerate(seatings)
+        (settings.config(), g, deal_seed(settings, gen, g), players, recorded)
+        for g, (players, recorded) in enumerate(seatings)
     ]
     results = sorted(run_all(record_game, tasks, settings.jobs, progress), key=lambda r: r[0])
     return Samples.concat([samples for _, samples, _, _ in results])
