@@ -125,7 +125,7 @@ def test_samples_spell_the_legal_intents_and_their_targets() -> None:
     heuristic's target is its choice, the search's its visit shares; outcomes are relative."""
     config = GameConfig(offices=3, days=1)
     players = ("passenger", "mcts:iterations=16", "random")
-    index, samples, revenue, _ = record_game((config, 7, 11, players, (True, True, False)))
+    index, samples, revenue, _ = record_game((config, 7, 11, players, (True, True, False), 1.0))
     assert index == 7 and len(samples) > 10 and set(samples.game.tolist()) == {7}
     starts = samples.intent_start
     sums = np.add.reduceat(samples.target, starts[:-1])
@@ -146,7 +146,7 @@ def test_samples_spell_the_legal_intents_and_their_targets() -> None:
 def test_fit_learns_the_recorded_choices(tmp_path: Path) -> None:
     """More epochs on the same games lower the policy loss; the file round-trips."""
     config = GameConfig(offices=3, days=1)
-    parts = [record_game((config, g, 30 + g, ("passenger",) * 3, (True,) * 3))[1] for g in range(4)]
+    parts = [record_game((config, g, 30 + g, ("passenger",) * 3, (True,) * 3, 1.0))[1] for g in range(4)]
     data = Samples.concat(parts)
     tokens = token_table(config, new_game(config, 1).catalogue).size
     args = {"batch_size": 64, "learning_rate": 3e-3, "seed": 1}
@@ -155,3 +155,15 @@ def test_fit_learns_the_recorded_choices(tmp_path: Path) -> None:
     assert long.policy < short.policy * 0.7
     net.save(tmp_path / "n.npz")
     assert Net.load(tmp_path / "n.npz").tokens == tokens
+
+
+def test_a_share_of_the_decisions_is_recorded_from_the_same_game() -> None:
+    """``share`` records a random subset of the decisions; the game played is the same."""
+    config = GameConfig(offices=3, days=1)
+    task = (config, 0, 5, ("passenger",) * 3, (True,) * 3)
+    _, every, revenue, _ = record_game((*task, 1.0))
+    _, some, again, _ = record_game((*task, 0.25))
+    assert again == revenue
+    assert 0.1 * len(every) < len(some) < 0.45 * len(every)
+    rows = {row.tobytes() for row in every.obs}
+    assert all(row.tobytes() in rows for row in some.obs)

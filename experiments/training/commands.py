@@ -133,6 +133,7 @@ SELFPLAY_OPTIONS = {
     "generations": "generations, the imitation one (0) included",
     "gen0_games": "games of the heuristic bots that generation 0 imitates",
     "gen0_bots": "the bots generation 0 imitates, rotated over the seats",
+    "gen0_share": "the share of generation 0's decisions recorded",
     "games": "self-play games a generation",
     "iterations": "the search's iterations a decision",
     "noise": "the share of Dirichlet noise in the root's prior while self-playing",

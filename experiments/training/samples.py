@@ -1,6 +1,8 @@
 """Training samples for the search's network: games played and recorded decision by decision.
 
-A sample is one decision of a recorded seat that had more than one legal intent:
+A sample is one decision of a recorded seat that had more than one legal intent (all of them,
+or a share drawn at random: a game's positions share one outcome, so many games with a few
+positions each teach the value heads more than a few games with all of theirs):
 
 - the seat's ``StationMaster-v1`` observation of the board (as ``NetEvaluator`` reads it);
 - the spelling (v1 tokens) of every legal intent and the policy target over them: the search's
@@ -83,8 +85,9 @@ class Samples:
             return cls(**{name: data[name] for name in FIELDS})
 
 
-# One game to record: config, game index, deal seed, a bot spec per seat, which seats to record.
-GameTask = tuple[GameConfig, int, int, tuple[str, ...], tuple[bool, ...]]
+# One game to record: config, game index, deal seed, a bot spec per seat, which seats to record,
+# and the share of their decisions recorded (drawn from the deal's seed).
+GameTask = tuple[GameConfig, int, int, tuple[str, ...], tuple[bool, ...], float]
 
 _SPACES: dict[GameConfig, tuple[TokenTable, ObservationEncoderV1]] = {}
 
@@ -100,7 +103,8 @@ def _spaces(state: GameState) -> tuple[TokenTable, ObservationEncoderV1]:
 def record_game(task: GameTask) -> tuple[int, Samples, tuple[int, ...], tuple[str, ...]]:
     """Play one game; (game index, its samples, final revenue per seat, bot per seat). A pool
     worker: top level, so spawn can pickle it."""
-    config, index, seed, players, recorded = task
+    config, index, seed, players, recorded, share = task
+    draw = np.random.default_rng(seed)
     state = new_game(config, seed)
     table, encoder = _spaces(state)
     bots = [make_bot(spec, seat_seed(seed, s)) for s, spec in enumerate(players)]
@@ -115,7 +119,7 @@ def record_game(task: GameTask) -> tuple[int, Samples, tuple[int, ...], tuple[st
         legal = view.legal_intents()
         bot = bots[seat]
         intent = bot.choose(view)
-        if recorded[seat] and len(legal) > 1:
+        if recorded[seat] and len(legal) > 1 and (share >= 1.0 or draw.random() < share):
             obs.append(encoder.encode(view.board, seat, None, scratch).copy())
             seats.append(seat)
             spellings.append([sp for sp, _ in table.spell_all(legal)])

@@ -1,7 +1,8 @@
 """``station-master selfplay``: expert iteration, the search's network learned from its own games.
 
 Generation 0 imitates the heuristic bots: ``gen0_games`` games of ``gen0_bots`` (rotated over
-the seats) are recorded and a network is fitted to their choices and outcomes. Each later
+the seats) are played, a ``gen0_share`` of their decisions recorded, and a network is fitted to
+their choices and outcomes. Each later
 generation
 
 1. **plays**: ``games`` games in which the search (``mcts`` with the best network so far,
@@ -64,8 +65,9 @@ class SelfPlaySettings:
     days: int = 2
     seed: int = 0
     generations: int = 6
-    gen0_games: int = 600
+    gen0_games: int = 2400
     gen0_bots: tuple[str, ...] = ("passenger", "freight", "dispatcher")
+    gen0_share: float = 0.25
     games: int = 80
     iterations: int = 32
     noise: float = 0.25
@@ -92,6 +94,8 @@ class SelfPlaySettings:
             raise SelfPlayError("gate_deals and eval_deals must be >= 2 (an interval needs two deals)")
         if not 0.0 <= self.opponent_share < 1.0 or not 0.0 <= self.noise <= 1.0:
             raise SelfPlayError("opponent_share must be within 0..1 (below 1), noise within 0..1")
+        if not 0.0 < self.gen0_share <= 1.0:
+            raise SelfPlayError(f"gen0_share must be within 0..1 (above 0), got {self.gen0_share}")
         if self.temperature < 0 or self.learning_rate <= 0 or not self.trunk or min(self.trunk) < 1:
             raise SelfPlayError("temperature >= 0, learning_rate > 0 and trunk layers >= 1, please")
         if not 0 <= self.seed < 2**32:
@@ -229,11 +233,12 @@ def record_games(
     settings: SelfPlaySettings,
     gen: int,
     seatings: list[tuple[tuple[str, ...], tuple[bool, ...]]],
+    share: float,
     progress: bool,
 ) -> Samples:
     """Record the games of one generation; the samples in game order whatever ``jobs`` is."""
     tasks = [
-        (settings.config(), g, deal_seed(settings, gen, g), players, recorded)
+        (settings.config(), g, deal_seed(settings, gen, g), players, recorded, share)
         for g, (players, recorded) in enumerate(seatings)
     ]
     results = sorted(run_all(record_game, tasks, settings.jobs, progress), key=lambda r: r[0])
@@ -299,7 +304,8 @@ class SelfPlayRun:
             learner = s.search(self.run.net(best), explore=True)
             past = [s.search(self.run.net(g), explore=False) for g in self.kept_before(gen) if g != best]
             seatings = [seat_players(s, gen, g, learner, past) for g in range(s.games)]
-        record_games(s, gen, seatings, self.progress).save(self.run.data(gen))
+        share = s.gen0_share if gen == 0 else 1.0
+        record_games(s, gen, seatings, share, self.progress).save(self.run.data(gen))
 
     def fit(self, gen: int, best: int) -> None:
         s, run = self.settings, self.run
