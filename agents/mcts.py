@@ -48,6 +48,7 @@ from agents.net import (
     win_shares,
 )
 from agents.passenger import PassengerBot
+from agents.search import play_passengers
 from sm_env.core import GameState, Intent, Rng, SeatView
 from sm_env.shaping import prospects
 
@@ -288,9 +289,9 @@ class MCTSBot:
         if self.evaluator is not None:
             net_prior, win, margin = self.evaluator.evaluate(sim, actor, legal)
             prior = [float(p) for p in net_prior]
-            if self.leaf == "net":
+            if self.leaf == "net":  # the margin head reads margins over MARGIN_SCALE
                 values = [
-                    self.w_win * float(w) + (1.0 - self.w_win) * 0.5 * (1.0 + math.tanh(float(m)))
+                    self.w_win * float(w) + (1.0 - self.w_win) * margin_utility(float(m) * MARGIN_SCALE)
                     for w, m in zip(win, margin, strict=True)
                 ]
         else:
@@ -307,19 +308,7 @@ class MCTSBot:
     def _rollout(self, sim: GameState, seed: int) -> list[float]:
         """The passenger bot plays every seat for ``horizon`` Stage ends (0: to the end)."""
         stop = sim.stages_played + self.horizon if self.horizon else 1 << 30
-        bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK) for s in range(sim.n)]
-        for bot in bots:
-            bot.share_memo(self._rollout_memo)
-        for _ in range(MAX_WALK_STEPS):
-            if sim.is_terminal() or sim.stages_played >= stop:
-                break
-            legal = sim.legal_intents()
-            if len(legal) == 1:
-                intent = legal[0]
-            else:
-                actor = sim.current_player()
-                intent = bots[actor].choose(sim.view(actor))
-            sim.apply(intent, validate=False)
+        play_passengers(sim, stop, seed, self._rollout_memo)
         return outcome_values(sim, self.w_win, cut=not sim.is_terminal())
 
     def _add_noise(self, root: _Node, rng: np.random.Generator) -> None:

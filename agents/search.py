@@ -49,6 +49,25 @@ _MASK = 0xFFFFFFFF
 MAX_ROLLOUT_STEPS = 5000  # a guard: a whole 5-day game at 6 offices takes fewer decisions
 
 
+def play_passengers(sim: GameState, stop: int, seed: int, memo: dict[tuple[object, ...], Any]) -> None:
+    """A rollout: the passenger bot plays every seat of ``sim`` (each on its own view, with its
+    own seed from ``seed``) until ``stop`` Stages have been played or the game ends. Its bots
+    share ``memo``: a station in danger recurs in rollout after rollout."""
+    bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK) for s in range(sim.n)]
+    for bot in bots:
+        bot.share_memo(memo)
+    for _ in range(MAX_ROLLOUT_STEPS):
+        if sim.is_terminal() or sim.stages_played >= stop:
+            break
+        legal = sim.legal_intents()
+        if len(legal) == 1:
+            intent = legal[0]
+        else:
+            actor = sim.current_player()
+            intent = bots[actor].choose(sim.view(actor))
+        sim.apply(intent, validate=False)
+
+
 class _Prior(PassengerBot):
     """The passenger bot, keeping the option values it weighed in its last ``pick``."""
 
@@ -226,19 +245,7 @@ class SearchBot:
     def play_out(self, sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
         """Let the passenger bot play every seat of ``sim`` until ``stop`` Stages have been
         played (or the game ends); the seat's score at the end."""
-        bots = [PassengerBot((policy_seed + s * 0x9E3779B9) & _MASK) for s in range(sim.n)]
-        for bot in bots:
-            bot.share_memo(self._rollout_memo)  # a station in danger recurs in rollout after rollout
-        for _ in range(MAX_ROLLOUT_STEPS):
-            if sim.is_terminal() or sim.stages_played >= stop:
-                break
-            legal = sim.legal_intents()
-            if len(legal) == 1:
-                intent = legal[0]
-            else:
-                actor = sim.current_player()
-                intent = bots[actor].choose(sim.view(actor))
-            sim.apply(intent, validate=False)
+        play_passengers(sim, stop, policy_seed, self._rollout_memo)
         return self.score(sim, seat, not sim.is_terminal())
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:
@@ -258,4 +265,4 @@ class SearchBot:
         return value
 
 
-__all__ = ["SearchBot"]
+__all__ = ["SearchBot", "play_passengers"]
