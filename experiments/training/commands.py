@@ -1,10 +1,11 @@
-"""The ``train`` subcommand: every ``TrainSettings`` field is one of its options."""
+"""The ``train`` and ``selfplay`` subcommands: every setting of each run is one of its options."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from agents import split_bot_list
 from experiments.command import Command, add_jobs_option, positive
@@ -57,24 +58,56 @@ def _add_train_arguments(learn: argparse.ArgumentParser) -> None:
     learn.add_argument(
         "--stop-after", type=positive, metavar="N", help="stop after N segments (go on later with --resume)"
     )
-    for name, (default, text) in TRAIN_OPTIONS.items():
+    _add_setting_options(learn, TRAIN_OPTIONS)
+
+
+def _add_setting_options(parser: argparse.ArgumentParser, options: dict[str, tuple[Any, str]]) -> None:
+    """An option per setting (``name: (default, what it sets)``), None when not given: a tuple
+    setting takes ``A,B,...``, any other its default's type."""
+    for name, (default, text) in options.items():
         kind = type(default)
         flag = "--" + name.replace("_", "-")
         if isinstance(default, tuple):
-            learn.add_argument(
+            parser.add_argument(
                 flag,
                 default=None,
                 metavar="A,B,...",
                 help=f"{text} (default {','.join(map(str, default)) or 'none'})",
             )
         else:
-            learn.add_argument(
+            parser.add_argument(
                 flag,
                 type=kind,
                 default=None,
                 metavar=kind.__name__.upper(),
                 help=f"{text} (default {default!r})",
             )
+
+
+def _given_values(
+    args: argparse.Namespace, options: dict[str, tuple[Any, str]], numbers: str
+) -> dict[str, Any]:
+    """The settings given on the command line; a tuple setting is split at its commas, into
+    whole numbers for the setting ``numbers`` (layer sizes), else into bot specs."""
+    values: dict[str, Any] = {}
+    for name, (default, _) in options.items():
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if isinstance(default, tuple):
+            items = [item.strip() for item in value.split(",") if item.strip()]
+            value = tuple(int(i) for i in items) if name == numbers else tuple(split_bot_list(value))
+        values[name] = value
+    return values
+
+
+def _resume_conflict(args: argparse.Namespace, options: dict[str, tuple[Any, str]]) -> str | None:
+    """Why ``--resume`` refuses the settings given with it (it takes the run's own), if any were."""
+    given = [name for name in options if getattr(args, name) is not None]
+    if not given:
+        return None
+    flags = ", ".join("--" + name.replace("_", "-") for name in given)
+    return f"--resume takes the run's recorded settings; drop {flags}"
 
 
 def _run_train(args: argparse.Namespace) -> int:
@@ -95,25 +128,15 @@ def _recorded_settings(args: argparse.Namespace, out: Path) -> TrainSettings:
     if not (out / "meta.json").exists():
         raise TrainError(f"{out} holds no run to resume (no meta.json)")
     recorded = json.loads((out / "meta.json").read_text())["settings"]
-    given = [name for name in TRAIN_OPTIONS if getattr(args, name) is not None]
-    if given:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        raise TrainError(f"--resume takes the run's recorded settings; drop {flags}")
+    conflict = _resume_conflict(args, TRAIN_OPTIONS)
+    if conflict:
+        raise TrainError(conflict)
     return TrainSettings.from_json(recorded)
 
 
 def _given_settings(args: argparse.Namespace) -> TrainSettings:
     """The settings of a new run: the options given, the defaults for the rest."""
-    values: dict[str, object] = {}
-    for name, (default, _) in TRAIN_OPTIONS.items():
-        value = getattr(args, name)
-        if value is None:
-            continue
-        if isinstance(default, tuple):
-            items = [item.strip() for item in value.split(",") if item.strip()]
-            value = tuple(int(i) for i in items) if name == "net" else tuple(split_bot_list(value))
-        values[name] = value
-    return TrainSettings(**values)  # type: ignore[arg-type]
+    return TrainSettings(**_given_values(args, TRAIN_OPTIONS, "net"))
 
 
 TRAIN = Command(
@@ -125,31 +148,34 @@ TRAIN = Command(
 )
 
 
-# Every SelfPlaySettings field but jobs is an option of `selfplay`: what it sets.
-SELFPLAY_OPTIONS = {
-    "offices": "offices (seats), 1..6",
-    "days": "days a game",
-    "seed": "the run's seed: every game and batch follows from it",
-    "generations": "generations, the imitation one (0) included",
-    "gen0_games": "games of the heuristic bots that generation 0 imitates",
-    "gen0_bots": "the bots generation 0 imitates, rotated over the seats",
-    "gen0_share": "the share of generation 0's decisions recorded",
-    "games": "self-play games a generation",
-    "iterations": "the search's iterations a decision",
-    "noise": "the share of Dirichlet noise in the root's prior while self-playing",
-    "temperature": "self-play picks by visits ** (1 / temperature) (0: the most visited)",
-    "opponents": "bots that may take a self-play seat",
-    "opponent_share": "the chance a self-play seat goes to an opponent or an earlier generation",
-    "window": "generations of samples each fit reads",
-    "trunk": "the network's hidden layer sizes",
-    "epochs": "epochs of each fit",
-    "batch_size": "samples a batch",
-    "learning_rate": "Adam step size",
-    "gate_deals": "fixed deals of the gate (each played in both seatings)",
-    "eval_bots": "bots the best network's search is measured against each generation",
-    "eval_deals": "fixed deals of each evaluation (each played in both seatings)",
-}
+# Every SelfPlaySettings field but jobs is an option of `selfplay`: its default and what it sets.
 _SELFPLAY_DEFAULTS = SelfPlaySettings()
+SELFPLAY_OPTIONS = {
+    name: (getattr(_SELFPLAY_DEFAULTS, name), text)
+    for name, text in {
+        "offices": "offices (seats), 1..6",
+        "days": "days a game",
+        "seed": "the run's seed: every game and batch follows from it",
+        "generations": "generations, the imitation one (0) included",
+        "gen0_games": "games of the heuristic bots that generation 0 imitates",
+        "gen0_bots": "the bots generation 0 imitates, rotated over the seats",
+        "gen0_share": "the share of generation 0's decisions recorded",
+        "games": "self-play games a generation",
+        "iterations": "the search's iterations a decision",
+        "noise": "the share of Dirichlet noise in the root's prior while self-playing",
+        "temperature": "self-play picks by visits ** (1 / temperature) (0: the most visited)",
+        "opponents": "bots that may take a self-play seat",
+        "opponent_share": "the chance a self-play seat goes to an opponent or an earlier generation",
+        "window": "generations of samples each fit reads",
+        "trunk": "the network's hidden layer sizes",
+        "epochs": "epochs of each fit",
+        "batch_size": "samples a batch",
+        "learning_rate": "Adam step size",
+        "gate_deals": "fixed deals of the gate (each played in both seatings)",
+        "eval_bots": "bots the best network's search is measured against each generation",
+        "eval_deals": "fixed deals of each evaluation (each played in both seatings)",
+    }.items()
+}
 
 
 def _add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
@@ -162,33 +188,14 @@ def _add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_jobs_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    for name, text in SELFPLAY_OPTIONS.items():
-        default = getattr(_SELFPLAY_DEFAULTS, name)
-        flag = "--" + name.replace("_", "-")
-        if isinstance(default, tuple):
-            shown = ",".join(map(str, default))
-            parser.add_argument(flag, default=None, metavar="A,B,...", help=f"{text} (default {shown})")
-        else:
-            kind = type(default)
-            parser.add_argument(
-                flag,
-                type=kind,
-                default=None,
-                metavar=kind.__name__.upper(),
-                help=f"{text} (default {default!r})",
-            )
+    _add_setting_options(parser, SELFPLAY_OPTIONS)
 
 
 def _run_selfplay(args: argparse.Namespace) -> int:
-    given = {name: getattr(args, name) for name in SELFPLAY_OPTIONS if getattr(args, name) is not None}
-    if args.resume and given:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        raise SelfPlayError(f"--resume takes the run's recorded settings; drop {flags}")
-    for name, value in given.items():
-        if isinstance(getattr(_SELFPLAY_DEFAULTS, name), tuple):
-            items = [item.strip() for item in value.split(",") if item.strip()]
-            given[name] = tuple(int(i) for i in items) if name == "trunk" else tuple(split_bot_list(value))
-    settings = SelfPlaySettings(**given, jobs=args.jobs)
+    conflict = _resume_conflict(args, SELFPLAY_OPTIONS)
+    if args.resume and conflict:
+        raise SelfPlayError(conflict)
+    settings = SelfPlaySettings(**_given_values(args, SELFPLAY_OPTIONS, "trunk"), jobs=args.jobs)
     out = Path(args.out)
     done = selfplay(
         settings,

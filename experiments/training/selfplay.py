@@ -41,12 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from agents import make_bot, seat_seed
+from agents import make_bot, play_game, seat_seed
 from agents.net import Net
 from experiments.arena.parallel import run_all
 from experiments.arena.stats import paired_difference
 from experiments.training.fit import fit
 from experiments.training.samples import Samples, record_game
+from experiments.training.train import write_json
 from sm_env.core import RULES_EDITION, GameConfig, new_game
 
 FIRST_GATE_SEED = 2_000_000  # fixed deals of the gates, and from EVAL_SEED those of evaluations
@@ -145,12 +146,6 @@ class RunDir:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    partial.replace(path)
-
-
 def _versions() -> dict[str, str]:
     from importlib.metadata import version
 
@@ -177,10 +172,7 @@ def play_match(task: tuple[int, GameConfig, int, tuple[str, ...]]) -> tuple[int,
     """One game of the given bots (a pool worker): (its index, final revenue per seat)."""
     index, config, seed, players = task
     state = new_game(config, seed)
-    bots = [make_bot(spec, seat_seed(seed, s)) for s, spec in enumerate(players)]
-    while not state.is_terminal():
-        seat = state.current_player()
-        state.apply(bots[seat].choose(state.view(seat)))
+    play_game(state, [make_bot(spec, seat_seed(seed, s)) for s, spec in enumerate(players)])
     return index, tuple(state.revenue_by_seat)
 
 
@@ -334,7 +326,7 @@ class SelfPlayRun:
             seed=(s.seed * 1_000_003 + gen) % 2**32,
         )
         net.save(run.net(gen))
-        _write_json(run.root / "nets" / f"gen_{gen:03d}.fit.json", dataclasses.asdict(report))
+        write_json(run.root / "nets" / f"gen_{gen:03d}.fit.json", dataclasses.asdict(report))
 
     def judge(self, gen: int, best: int) -> None:
         """The gate (generation 0 has none: it is kept) and the evaluation of the best after it."""
@@ -365,7 +357,7 @@ class SelfPlayRun:
         row["seconds"] = round(time.perf_counter() - started, 1)
         if row["kept"]:
             shutil.copyfile(run.net(gen), run.best)
-        _write_json(run.gate(gen), row)
+        write_json(run.gate(gen), row)
 
 
 PROGRESS_FIELDS = (
@@ -496,7 +488,7 @@ def selfplay(
         raise SelfPlayError(f"{out} already holds a run: --resume it, or choose another --out")
     else:
         run.make()
-        _write_json(
+        write_json(
             run.meta,
             {
                 "settings": settings.record(),

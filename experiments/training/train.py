@@ -557,7 +557,7 @@ def train(
             model.save(run.model_at(timesteps))
             run.model_at(state["timesteps"]).unlink(missing_ok=True)  # the last one is enough
             state.update(segment=segment + 1, timesteps=timesteps, elapsed_s=elapsed)
-            _write_json(run.checkpoint, state)
+            write_json(run.checkpoint, state)
             bar.set_postfix(eval=f"{score:.2f}", pool=len(state["pool"]))
             say(
                 f"segment {segment + 1}/{segments}: {timesteps} steps, eval "
@@ -644,7 +644,7 @@ def _model(
         meta["warm_start"] = figures
         run.meta.write_text(json.dumps(meta, indent=2) + "\n")
         model.save(run.model_at(0))
-        _write_json(run.checkpoint, state)
+        write_json(run.checkpoint, state)
     return model
 
 
@@ -727,8 +727,9 @@ def _append_progress(run: RunDir, settings: TrainSettings, row: dict[str, Any]) 
         csv.DictWriter(f, fieldnames=_progress_fields(settings)).writerow(row)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write via a temporary file, so a run stopped mid-write keeps its last checkpoint."""
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write via a temporary file, so a run stopped mid-write keeps the last whole file (the
+    last checkpoint, a stage's record)."""
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(temporary, path)
@@ -745,4 +746,5 @@ __all__ = [
     "plot_curve",
     "train",
     "warm_start",
+    "write_json",
 ]
