@@ -10,7 +10,7 @@ board exactly as the env does), then three heads:
   then the seats after it); its softmax is the chance that each seat wins (a shared top
   counts as a share of a win).
 - ``margin``: per seat, the final revenue less the mean of the other seats' (co-op: the
-  team's total less the target; ``agents.mcts.seat_margins``), divided by ``MARGIN_SCALE``.
+  team's total less the target: ``seat_margins``), divided by ``MARGIN_SCALE``.
 
 The file is a ``.npz`` of the arrays and its metadata as JSON (format, rules edition, office
 count, observation and token sizes, the layers, the command that trained it). Inference is
@@ -130,7 +130,8 @@ def save_arrays(
     heads: dict[str, tuple[np.ndarray, np.ndarray]],
     meta: dict[str, Any],
 ) -> None:
-    """Write a network file; ``meta`` gains the format, the rules edition and the layer count."""
+    """Write a network file (atomically); ``meta`` gains the format, the rules edition and the
+    layer count."""
     arrays: dict[str, np.ndarray] = {}
     for i, (w, b) in enumerate(trunk):
         arrays[f"trunk_w{i}"], arrays[f"trunk_b{i}"] = w.astype(np.float32), b.astype(np.float32)
@@ -147,8 +148,10 @@ def save_arrays(
     arrays["meta"] = np.array(json.dumps(full, sort_keys=True))
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "wb") as out:
+    partial = target.with_name(target.name + ".partial")  # a file at ``path`` is always whole
+    with open(partial, "wb") as out:
         np.savez_compressed(out, allow_pickle=False, **arrays)
+    partial.replace(target)
 
 
 def softmax(x: np.ndarray) -> np.ndarray:

@@ -138,6 +138,9 @@ class RunDir:
     def net(self, gen: int) -> Path:
         return self.root / "nets" / f"gen_{gen:03d}.npz"
 
+    def fit_report(self, gen: int) -> Path:
+        return self.root / "nets" / f"gen_{gen:03d}.fit.json"
+
     def gate(self, gen: int) -> Path:
         return self.root / "gates" / f"gen_{gen:03d}.json"
 
@@ -325,15 +328,16 @@ class SelfPlayRun:
             learning_rate=s.learning_rate,
             seed=(s.seed * 1_000_003 + gen) % 2**32,
         )
+        # the network file marks the stage done, so it comes after the report a resumed run reads
+        write_json(run.fit_report(gen), dataclasses.asdict(report))
         net.save(run.net(gen))
-        write_json(run.root / "nets" / f"gen_{gen:03d}.fit.json", dataclasses.asdict(report))
 
     def judge(self, gen: int, best: int) -> None:
         """The gate (generation 0 has none: it is kept) and the evaluation of the best after it."""
         s, run = self.settings, self.run
         started = time.perf_counter()
         row: dict[str, Any] = {"generation": gen, "samples": len(Samples.load(run.data(gen)))}
-        row["fit"] = json.loads((run.root / "nets" / f"gen_{gen:03d}.fit.json").read_text())
+        row["fit"] = json.loads(run.fit_report(gen).read_text())
         if gen:
             gate = paired_match(
                 s,
