@@ -79,6 +79,12 @@ class Samples:
             np.savez_compressed(out, **{name: getattr(self, name) for name in FIELDS})
         partial.replace(path)
 
+    @staticmethod
+    def count(path: Path) -> int:
+        """The samples in a file, read without its observations."""
+        with np.load(path, allow_pickle=False) as data:
+            return len(data["game"])
+
     @classmethod
     def load(cls, path: Path) -> Samples:
         with np.load(path, allow_pickle=False) as data:

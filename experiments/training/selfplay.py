@@ -259,20 +259,15 @@ class SelfPlayRun:
         self.progress = progress
         self.stages_done = 0
 
-    def best_gen(self, before: int) -> int:
-        """The newest generation below ``before`` its gate kept (generation 0 always is)."""
-        for gen in range(before - 1, 0, -1):
-            if json.loads(self.run.gate(gen).read_text())["kept"]:
-                return gen
-        return 0
-
     def kept_before(self, gen: int) -> list[int]:
+        """The generations below ``gen`` their gates kept (generation 0 always is); the last is
+        the best so far."""
         return [g for g in range(gen) if g == 0 or json.loads(self.run.gate(g).read_text())["kept"]]
 
     def generation(self, gen: int, stop_after: int | None) -> bool:
         """Make generation ``gen``'s files; False when ``stop_after`` stages were done first."""
         run = self.run
-        best = self.best_gen(gen)
+        best = self.kept_before(gen)[-1] if gen else 0
         stages: list[tuple[Path, Callable[[int, int], None]]] = [
             (run.data(gen), self.play),
             (run.net(gen), self.fit),
@@ -336,7 +331,7 @@ class SelfPlayRun:
         """The gate (generation 0 has none: it is kept) and the evaluation of the best after it."""
         s, run = self.settings, self.run
         started = time.perf_counter()
-        row: dict[str, Any] = {"generation": gen, "samples": len(Samples.load(run.data(gen)))}
+        row: dict[str, Any] = {"generation": gen, "samples": Samples.count(run.data(gen))}
         row["fit"] = json.loads(run.fit_report(gen).read_text())
         if gen:
             gate = paired_match(
