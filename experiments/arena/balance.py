@@ -53,7 +53,6 @@ that completed a run of their mean trip, and the shortest and longest trip of al
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -64,8 +63,8 @@ from typing import Any
 from agents import bot_label, bot_name, make_bot, seat_seed
 from experiments.arena.ledger import LEDGER_KINDS
 from experiments.arena.parallel import run_all
-from experiments.arena.stats import mean_ci, paired_difference, skill_share
-from experiments.arena.tournament import Skill, skill_json
+from experiments.arena.stats import mean_ci
+from experiments.arena.tournament import Skill, skill_json, skill_of
 from sm_env.core import (
     COACH,
     EMPTY,
@@ -751,12 +750,7 @@ def skill(balance: Balance, records: Sequence[GameRecord]) -> Skill:
         (r.seed, [(label, float(revenue)) for label, revenue in zip(r.bots, r.revenue, strict=True)])
         for r in records
     ]
-    share = skill_share(games, CONFIDENCE) if balance.games > 1 else None  # it needs two deals
-    pairs = tuple(
-        (a, b, paired_difference(games, a, b, CONFIDENCE))
-        for a, b in itertools.combinations(balance.labels(), 2)
-    )
-    return Skill(share, pairs)
+    return skill_of(games, balance.labels(), balance.games)
 
 
 def format_cell(cell: Cell) -> str:

@@ -44,6 +44,7 @@ from experiments.arena.ledger import LEDGER_KINDS, tally
 from experiments.arena.parallel import run_all
 from experiments.arena.stats import (
     Rating,
+    SeatResult,
     SkillShare,
     mean_ci,
     paired_difference,
@@ -320,10 +321,15 @@ def skill(tournament: Tournament, seating_list: Sequence[Seating], results: Sequ
         )
         for r in results
     ]
-    distinct = list(dict.fromkeys(labels[b] for b in tournament.bots))
-    share = skill_share(games, CONFIDENCE) if len(distinct) > 1 and tournament.deals > 1 else None
+    return skill_of(games, list(dict.fromkeys(labels[b] for b in tournament.bots)), tournament.deals)
+
+
+def skill_of(games: Sequence[tuple[int, Sequence[SeatResult]]], labels: Sequence[str], deals: int) -> Skill:
+    """The skill measure of games given as (deal, (bot label, revenue) per seat): the share
+    (it needs two distinct bots and two deals) and every pair of ``labels``' paired difference."""
+    share = skill_share(games, CONFIDENCE) if len(labels) > 1 and deals > 1 else None
     pairs = tuple(
-        (a, b, paired_difference(games, a, b, CONFIDENCE)) for a, b in itertools.combinations(distinct, 2)
+        (a, b, paired_difference(games, a, b, CONFIDENCE)) for a, b in itertools.combinations(labels, 2)
     )
     return Skill(share, pairs)
 
