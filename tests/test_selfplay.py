@@ -125,7 +125,7 @@ def test_samples_spell_the_legal_intents_and_their_targets() -> None:
     heuristic's target is its choice, the search's its visit shares; outcomes are relative."""
     config = GameConfig(offices=3, days=1)
     players = ("passenger", "mcts:iterations=16", "random")
-    index, samples, revenue, _ = record_game((config, 7, 11, players, (True, True, False), 1.0))
+    index, samples, revenue = record_game((config, 7, 11, players, (True, True, False), 1.0))
     assert index == 7 and len(samples) > 10 and set(samples.game.tolist()) == {7}
     starts = samples.intent_start
     sums = np.add.reduceat(samples.target, starts[:-1])
@@ -161,8 +161,8 @@ def test_a_share_of_the_decisions_is_recorded_from_the_same_game() -> None:
     """``share`` records a random subset of the decisions; the game played is the same."""
     config = GameConfig(offices=3, days=1)
     task = (config, 0, 5, ("passenger",) * 3, (True,) * 3)
-    _, every, revenue, _ = record_game((*task, 1.0))
-    _, some, again, _ = record_game((*task, 0.25))
+    _, every, revenue = record_game((*task, 1.0))
+    _, some, again = record_game((*task, 0.25))
     assert again == revenue
     assert 0.1 * len(every) < len(some) < 0.45 * len(every)
     rows = {row.tobytes() for row in every.obs}

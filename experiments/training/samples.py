@@ -106,9 +106,9 @@ def _spaces(state: GameState) -> tuple[TokenTable, ObservationEncoderV1]:
     return _SPACES[state.config]
 
 
-def record_game(task: GameTask) -> tuple[int, Samples, tuple[int, ...], tuple[str, ...]]:
-    """Play one game; (game index, its samples, final revenue per seat, bot per seat). A pool
-    worker: top level, so spawn can pickle it."""
+def record_game(task: GameTask) -> tuple[int, Samples, tuple[int, ...]]:
+    """Play one game; (game index, its samples, final revenue per seat). A pool worker: top
+    level, so spawn can pickle it."""
     config, index, seed, players, recorded, share = task
     draw = np.random.default_rng(seed)
     state = new_game(config, seed)
@@ -134,7 +134,7 @@ def record_game(task: GameTask) -> tuple[int, Samples, tuple[int, ...], tuple[st
     revenue = [float(r) for r in state.revenue_by_seat]
     wins, margins = win_shares(state), seat_margins(state, revenue)
     samples = _pack(index, obs, seats, spellings, targets, wins, margins, state.n)
-    return index, samples, tuple(state.revenue_by_seat), players
+    return index, samples, tuple(state.revenue_by_seat)
 
 
 def _policy_target(bot: Any, legal: list[Intent], chosen: Intent) -> list[float]:

@@ -237,7 +237,7 @@ def record_games(
         for g, (players, recorded) in enumerate(seatings)
     ]
     results = sorted(run_all(record_game, tasks, settings.jobs, progress), key=lambda r: r[0])
-    return Samples.concat([samples for _, samples, _, _ in results])
+    return Samples.concat([samples for _, samples, _ in results])
 
 
 def gen0_seatings(settings: SelfPlaySettings) -> list[tuple[tuple[str, ...], tuple[bool, ...]]]:
