@@ -299,6 +299,7 @@ class HeuristicBot:
         self._plans: dict[int, tuple[int, list[tuple[tuple[object, ...], MoveTray]], bool]] = {}
         self._memo: dict[tuple[object, ...], Any] = {}
         self.reason: str | None = None  # why the last choice, in a line (the play table's hint)
+        self.last_options: list[tuple[float, Intent]] = []  # what its last ``pick`` weighed
 
     def memo(self, key: tuple[object, ...], compute: Callable[[], Any]) -> Any:
         """A result the bot worked out before for the same public facts (``key``): searches
@@ -401,6 +402,7 @@ class HeuristicBot:
     def pick(self, board: GameState, options: list[tuple[float, Intent]]) -> Intent:
         """The best-valued option (the first on ties), saying why: its value against the next
         best's."""
+        self.last_options = options
         value, best = _best_pair(options)
         others = [(v, i) for v, i in options if i is not best]
         if others:

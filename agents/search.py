@@ -2,7 +2,7 @@
 
 At each decision with more than one legal intent, the bot
 
-1. asks a heuristic prior (the ``passenger`` bot, deciding on the same view) what it would
+1. asks a heuristic prior (by default the ``passenger`` bot, deciding on the same view) what it would
    choose and how it values the options, and keeps the prior's choice plus the next best
    options, ``top_k`` candidates in all;
 2. deals the hidden cards at random (``view.determinize`` from its own seeded ``Rng``): one
@@ -28,7 +28,9 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from agents.common import cargo_progress
+from agents.common import HeuristicBot, cargo_progress
+from agents.dispatcher import DispatcherBot
+from agents.freight import FreightBot
 from agents.passenger import PassengerBot
 from sm_env.core import (
     Discard,
@@ -68,28 +70,24 @@ def play_passengers(sim: GameState, stop: int, seed: int, memo: dict[tuple[objec
         sim.apply(intent, validate=False)
 
 
-class _Prior(PassengerBot):
-    """The passenger bot, keeping the option values it weighed in its last ``pick``."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(seed)
-        self.options: list[tuple[float, Intent]] = []
-
-    def pick(self, board: GameState, options: list[tuple[float, Intent]]) -> Intent:
-        self.options = options
-        return super().pick(board, options)
+# the heuristics a search may ask for its candidates (``prior``)
+PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot, FreightBot, DispatcherBot)}
 
 
 class SearchBot:
     """Search bot: determinized rollouts with the ``passenger`` bot as rollout policy.
 
     Strategy: see the module docstring. The prior's values order the candidates: in Local
-    Operations and when making up a train they are the passenger bot's own option values; in
+    Operations and when making up a train they are the heuristic's own option values; in
     card play its value of playing a card, the discards ranked by how little the card is
     worth to it; elsewhere (Cargo, Clearance, Extras, RED FLAG) the prior's choice comes first
     and the others in listed order.
 
-    Parameters (constructor keywords, defaults in ``DEFAULTS``; all numbers):
+    Parameters (constructor keywords, defaults in ``DEFAULTS``):
+
+    - ``prior`` ("passenger"): the heuristic asked for the candidates, whose choice stands
+      unless a rollout beats it: ``passenger``, ``freight`` or ``dispatcher``. The rollouts are
+      played by the passenger bot whatever the prior (the fastest heuristic).
 
     - ``rollouts`` (16): rollouts per decision, in all candidates together — the budget. It is
       spent in whole rounds (one rollout per candidate on one determinization), so a decision
@@ -120,7 +118,8 @@ class SearchBot:
     name: str = "search"
     # 2: the prospects potential at the cut-off; 3: passenger@2, guarding its station; 4: passenger@3
     version: str = "4"
-    DEFAULTS: ClassVar[dict[str, int | float]] = {
+    DEFAULTS: ClassVar[dict[str, int | float | str]] = {
+        "prior": "passenger",
         "rollouts": 16,
         "seconds": 0.0,
         "horizon": 4,
@@ -145,9 +144,11 @@ class SearchBot:
             merged[key] = int(value)
         if merged["rollouts"] < 1 or merged["top_k"] < 1:
             raise ValueError("rollouts and top_k must be at least 1")
+        if merged["prior"] not in PRIORS:
+            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
         if merged["horizon"] < 0 or merged["seconds"] < 0 or merged["patience"] < 0:
             raise ValueError("horizon, seconds and patience must not be negative")
-        self.params: dict[str, int | float] = merged
+        self.params: dict[str, int | float | str] = merged
         self.rollouts = int(merged["rollouts"])
         self.seconds = float(merged["seconds"])
         self.horizon = int(merged["horizon"])
@@ -159,7 +160,7 @@ class SearchBot:
         self.patience = int(merged["patience"])
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
-        self.prior = _Prior(self.rng.next_u32())
+        self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32())
         self._rollout_memo: dict[tuple[object, ...], Any] = {}  # shared by every rollout bot
         self.last_rollouts = 0  # rollouts spent on the last decision
         self.reason: str | None = None
@@ -219,7 +220,7 @@ class SearchBot:
         """The prior's choice first, then its next best options, ``top_k`` in all (fewer when
         the budget cannot give each of them a rollout)."""
         prior = self.prior
-        prior.options = []
+        prior.last_options = []
         choice = prior.choose(view)
         values: dict[Intent, float] = {}
         if view.board.phase is Phase.CARD_PLAY:
@@ -232,7 +233,7 @@ class SearchBot:
                 elif isinstance(intent, EndTurn):
                     values[intent] = 0.0
         else:
-            values = {intent: value for value, intent in prior.options}
+            values = {intent: value for value, intent in prior.last_options}
         order = sorted(
             (i for i in range(len(legal)) if legal[i] != choice),
             key=lambda i: (-values.get(legal[i], float("-inf")), i),

@@ -141,7 +141,9 @@ def test_search_bot_from_the_registry() -> None:
     BotSpecError."""
     spec = REGISTRY["search"]
     assert spec.version >= 1 and spec.summary
-    assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in spec.params.values())
+    numbers = {k: v for k, v in spec.params.items() if k != "prior"}
+    assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values())
+    assert spec.params["prior"] == "passenger"
     bot = search_bot("search:rollouts=4", 1)
     assert bot.rollouts == 4 and bot.params["horizon"] == spec.params["horizon"]
     assert search_bot("search", 1).rollouts == spec.params["rollouts"]
@@ -151,6 +153,7 @@ def test_search_bot_from_the_registry() -> None:
         "search:rollouts=0",
         "search:horizon=-1",
         "search:top_k=1.5",
+        "search:prior=random",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
@@ -167,3 +170,21 @@ def test_search_bot_time_budget_stops_early() -> None:
     view = state.view(state.current_player())
     assert bot.choose(view) in view.legal_intents()
     assert 0 < bot.last_rollouts <= bot.top_k
+
+
+@pytest.mark.parametrize("prior", ["freight", "dispatcher"])
+def test_search_bot_asks_the_prior_it_is_given(prior: str) -> None:
+    """``search:prior=NAME``: the candidates start with that heuristic's choice (a bot of the
+    same seed as the search's prior decides alike), and a whole game stays legal."""
+    seed = 12
+    state = new_state(3, seed, days=1)
+    watched = Watched(search_bot(f"search:prior={prior},rollouts=4,horizon=1", seat_seed(seed, 0)))
+    play_game(state, [watched, make_bot("passenger", 1), make_bot("freight", 2)])
+    assert state.is_terminal()
+    state = mid_game(13, 3)
+    while len(state.legal_intents()) < 2:
+        state.apply(state.legal_intents()[0])
+    view = state.view(state.current_player())
+    bot = search_bot(f"search:prior={prior}", 5)
+    twin = make_bot(prior, Rng(5).next_u32())
+    assert bot.candidates(view, view.legal_intents())[0] == twin.choose(view)
