@@ -1,6 +1,8 @@
 """Bots that play Station Master. The registry maps a bot's name to its versioned spec."""
 
+from agents.ahead import ChancePoint, WinEstimator
 from agents.base import Agent, play_game
+from agents.levels import LEVELS, Level
 from agents.random_agent import RandomAgent
 from agents.registry import (
     REGISTRY,
@@ -21,11 +23,15 @@ def seat_seed(game_seed: int, seat: int) -> int:
 
 
 __all__ = [
+    "LEVELS",
     "REGISTRY",
     "Agent",
     "BotSpec",
     "BotSpecError",
+    "ChancePoint",
+    "Level",
     "RandomAgent",
+    "WinEstimator",
     "bot_label",
     "bot_name",
     "make_bot",

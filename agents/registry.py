@@ -17,6 +17,7 @@ from agents.base import Agent
 from agents.common import HeuristicBot
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
+from agents.levels import LEVELS, Level, LevelBot
 from agents.mcts import MCTSBot
 from agents.passenger import PassengerBot
 from agents.policy import PolicyBot
@@ -166,6 +167,17 @@ def make_bot(text: str, seed: int) -> Agent:
         return spec.factory(seed, **params)
     except ValueError as err:  # a factory refusing a parameter's value
         raise BotSpecError(f"bot {text.strip()!r}: {err}") from None
+
+
+def _level_factory(level: Level) -> Callable[[int], Agent]:
+    def make(seed: int) -> Agent:
+        return LevelBot(level, make_bot(level.spec, seed), seed ^ 0x5BD1E995)
+
+    return make
+
+
+for _level in LEVELS:
+    register(BotSpec(_level.name, 1, f"level {_level.name}: {_level.summary}", _level_factory(_level)))
 
 
 def split_bot_list(text: str) -> list[str]:

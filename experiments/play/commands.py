@@ -12,13 +12,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agents import split_bot_list
-from experiments.command import Command, add_house_rule_option, known_bots, output_console
+from agents import LEVELS, WinEstimator, split_bot_list
+from experiments.command import Command, add_house_rule_option, known_bots, output_console, positive
 from experiments.play.demo import play_demo
 from experiments.play.table.app import TableApp
 from experiments.play.table.session import HUMAN, SeatError, Session, check_save_target
 from experiments.play.table.viewer import Positions, run_viewer
-from sm_env.core import GameConfig, HouseRules, Mode, ReplayError, load_replay
+from sm_env.core import GameConfig, HouseRules, Mode, Replay, ReplayError, load_replay
 
 DEMO_BOTS = ("passenger", "freight", "dispatcher")
 PLAY_SEATS = ("human", "passenger", "freight")
@@ -78,6 +78,9 @@ DEMO = Command("demo", "play a full game of bots and print it", _add_demo_argume
 
 
 def _add_play_arguments(play: argparse.ArgumentParser) -> None:
+    play.formatter_class = argparse.RawDescriptionHelpFormatter
+    levels = "\n".join(f"  {level.name:<8}{level.summary}" for level in LEVELS)
+    play.epilog = f"difficulty levels, weakest first (bot specs: --seats human,easy,hard):\n{levels}"
     play.add_argument(
         "--seats",
         metavar="SPECS",
@@ -211,6 +214,18 @@ def _add_replay_arguments(replay: argparse.ArgumentParser) -> None:
         "--step", action="store_true", help="step through it at the keyboard even off a terminal"
     )
     view.add_argument("--summary", action="store_true", help="print the one-line summary even in a terminal")
+    view.add_argument(
+        "--chances",
+        action="store_true",
+        help="print each seat's revenue and estimated chance to win after every Stage",
+    )
+    replay.add_argument(
+        "--samples",
+        type=positive,
+        default=16,
+        metavar="N",
+        help="with --chances: rollouts behind each seat's estimate (default 16)",
+    )
 
 
 def _run_replay(args: argparse.Namespace) -> int:
@@ -225,6 +240,9 @@ def _run_replay(args: argparse.Namespace) -> int:
         print(f"verified: {len(replay.decisions)} decisions reproduce final state hash {state.state_hash()}")
         if not args.step:
             return 0
+    if args.chances:
+        print_chances(replay, args.samples)
+        return 0
     if step:
         positions = Positions(replay, verify=True)
         return run_viewer(positions, Console(highlight=False), args.file)
@@ -232,6 +250,17 @@ def _run_replay(args: argparse.Namespace) -> int:
     revenue = list(state.revenue())
     print(f"replayed {len(replay.decisions)} decisions: revenue {revenue}, hash {state.state_hash()}")
     return 0
+
+
+def print_chances(replay: Replay, samples: int) -> None:
+    """Who was ahead: a line per Stage with each seat's revenue and chance to win, as someone
+    watching the whole table would estimate it (``agents.WinEstimator.for_table``)."""
+    n = replay.config.offices
+    seats = "".join(f"  {f'seat {s} revenue':>15} {'win':>4}" for s in range(n))
+    print(f"stage  decision{seats}")
+    for point in WinEstimator(samples=samples).over_replay(replay):
+        cells = "".join(f"  {r:>15} {c:>4.0%}" for r, c in zip(point.revenue, point.chances, strict=True))
+        print(f"{point.stages:>5}  {point.decisions:>8}{cells}")
 
 
 REPLAY = Command(
