@@ -537,9 +537,12 @@ def _app(session: Session, keyboard: Keyboard) -> tuple[TableApp, io.StringIO]:
 
 def test_app_plays_a_game_to_the_end_without_showing_hidden_cards(tmp_path: Path) -> None:
     session = Session(11, GameConfig(offices=2, days=1), ["human", "random"], tmp_path / "g.json")
-    app, out = _app(session, Keyboard(["hint", "log", "board"], fallback="1"))
+    app, out = _app(session, Keyboard(["hint", "ahead", "log", "board"], fallback="1"))
     assert app.run() == 0
     text = out.getvalue()
+    assert "chance to win, judged from your seat" in text
+    assert re.search(r"seat 0 \(you\): \d+%, revenue 0", text)
+    assert re.search(r"seat 1 \(random@\d+\): \d+%", text)
     assert session.state.is_terminal() and "Game over" in text and "Final revenue" in text
     assert re.search(r"seat 1 \(random@\d+\):", text)
     assert "Unchanged since last shown: the stations of office" in text

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agents import BotSpecError, bot_name, make_bot, seat_seed
+from agents import BotSpecError, WinEstimator, bot_name, make_bot, seat_seed
 from experiments.play.table.builder import MovePicker
 from experiments.play.table.events import event_line
 from experiments.play.table.menu import Entry, Menu, MenuError, TrayChoice, intent_label, pick_by_name
@@ -28,6 +28,7 @@ from experiments.play.table.session import HUMAN, Decided, SaveError, SeatError,
 from sm_env.core import CLOCK, Event, HouseRules, IllegalIntent, Intent, MoveTray
 
 DEFAULT_HINT_BOT = "dispatcher"
+AHEAD_SAMPLES = 24  # rollouts behind ``ahead``: about a second at 3 offices
 LOG_LINES = 20
 
 HELP = """\
@@ -42,6 +43,7 @@ Commands, at any prompt:
   board           draw the whole table again
   log             the last 20 events
   hint [BOT]      what a bot (default: dispatcher) would do here, and why when it says
+  ahead           each seat's chance to win, as your seat can judge it
   undo            take back your last decision (and the bots' after it); again to go further
   seat N BOT      hand seat N to a bot (random, passenger, freight, dispatcher, NAME:K=V)
   seat N human    take seat N over yourself (hot-seat: each seat's hand shows only on its turn)
@@ -366,6 +368,8 @@ class TableApp:
             self._log(seat)
         elif name == "hint":
             self._hint(seat, rest or DEFAULT_HINT_BOT, menu)
+        elif name == "ahead":
+            self._ahead(seat)
         elif name == "undo":
             self._undo()
         elif name == "seat":
@@ -406,6 +410,14 @@ class TableApp:
         reason = getattr(bot, "reason", None)
         if reason:
             self._say(f"  why: {reason}")
+
+    def _ahead(self, seat: int) -> None:
+        s = self.session
+        chances = WinEstimator(samples=AHEAD_SAMPLES, seed=s.seed).for_seat(s.view(seat))
+        revenue = s.state.revenue()
+        self._say("chance to win, judged from your seat (the rest played out by passenger bots):", "bold")
+        for other, (label, chance) in enumerate(zip(seat_labels(s.seats), chances, strict=True)):
+            self._say(f"  seat {other} ({label}): {chance:.0%}, revenue {revenue[other]}")
 
     def _undo(self) -> None:
         taken = self.session.undo()
