@@ -229,7 +229,10 @@ def skill_share(
     y = np.array([r[3] for r in rows], dtype=float)
     seats = _dummies([r[1] for r in rows])
     bots = _dummies([r[2] for r in rows])
-    deal_rows = {d: np.array([i for i, r in enumerate(rows) if r[0] == d]) for d in deal_ids}
+    by_deal: dict[int, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_deal.setdefault(r[0], []).append(i)
+    deal_rows = {d: np.array(by_deal[d]) for d in deal_ids}  # one pass: a big run has many deals
     groups = list(deal_rows.values())
     bot, seat = _shares(y, seats, bots, groups)
     rng = np.random.default_rng(seed)
