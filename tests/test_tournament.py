@@ -246,6 +246,45 @@ def test_seating_rule_in_detail() -> None:
     ]
 
 
+def test_a_gauntlet_seats_each_bot_alone_against_the_fixed_opponent() -> None:
+    assert [s.bots for s in tour.seatings(["a", "b"], 3, against="x")] == [
+        ("a", "x", "x"), ("x", "a", "x"), ("x", "x", "a"),
+        ("b", "x", "x"), ("x", "b", "x"), ("x", "x", "b"),
+    ]  # fmt: skip
+    assert [s.lineup for s in tour.seatings(["a", "b"], 2, against="x")] == [0, 0, 1, 1]
+
+
+def test_a_gauntlet_pairs_each_bot_with_the_opponent_in_its_own_games(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--against``: one line-up per bot; a bot's paired difference is its revenue less the
+    opponent's in the games it sat in, deal by deal, computed here from the CSV by hand."""
+    path = tmp_path / "g.csv"
+    argv = ("tournament", "--bots", "random,easy", "--against", "passenger", "--offices", "3", "--days", "1")
+    code, out, _ = run(
+        capsys, *argv, "--games", "3", "--seed", "40", "--jobs", "1", "--csv", str(path), "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["config"]["against"] == "passenger" and data["total_games"] == 3 * 6
+    assert {s["bot"] for s in data["summary"]} == {bot_label(b) for b in ("random", "easy", "passenger")}
+    rows = list(csv.DictReader(path.open(encoding="utf-8")))
+    for bot in ("random", "easy"):
+        label = bot_label(bot)
+        per_deal: dict[str, list[float]] = {}
+        for row in rows:
+            seats = [row[f"seat{s}_bot"] for s in range(3)]
+            if label in seats:
+                mine = seats.index(label)
+                others = [int(row[f"seat{s}_revenue"]) for s in range(3) if s != mine]
+                per_deal.setdefault(row["game_seed"], []).append(
+                    int(row[f"seat{mine}_revenue"]) - fmean(others)
+                )
+        (pair,) = [p for p in data["skill"]["pairs"] if p["a"] == label]
+        assert pair["b"] == bot_label("passenger") and pair["deals"] == 3
+        assert pair["mean"] == pytest.approx(fmean(fmean(v) for v in per_deal.values()))
+
+
 # ---------------------------------------------------------------- tournaments
 
 
@@ -419,6 +458,8 @@ def test_progress_bar_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None
         (("--bots", "random", "--days", "0"), "days"),
         (("--bots", "random", "--seed", "-1"), "seed"),
         (("--bots", "random", "--seed", "4294967295", "--games", "2"), "seed"),
+        (("--bots", "random,first", "--against", "random"), "a bot cannot face itself"),
+        (("--bots", "random", "--against", "nosuch"), "unknown bot 'nosuch'"),
     ],
 )
 def test_bad_input_is_a_one_line_error(

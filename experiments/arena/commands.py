@@ -50,6 +50,12 @@ def _add_tournament_arguments(match: argparse.ArgumentParser) -> None:
         help=f"comma-separated bot specs, NAME or NAME:KEY=VALUE,KEY=VALUE (known: {known_bots()})",
     )
     match.add_argument(
+        "--against",
+        default="",
+        metavar="SPEC",
+        help="a gauntlet: each bot of --bots in one seat, this bot in every other seat",
+    )
+    match.add_argument(
         "--offices", type=int, default=3, metavar="K", help="offices (seats), 1..6 (default 3)"
     )
     match.add_argument("--days", type=int, default=1, metavar="D", help="days to play (default 1)")
@@ -79,7 +85,8 @@ def _run_tournament(args: argparse.Namespace) -> int:
     config = GameConfig(
         offices=args.offices, days=args.days, house_rules=HouseRules.from_names(args.house_rule)
     )
-    match = tour.Tournament(tuple(split_bot_list(args.bots)), config, args.games, args.seed)
+    against = args.against.strip()
+    match = tour.Tournament(tuple(split_bot_list(args.bots)), config, args.games, args.seed, against)
     seatings = match.seatings()
     total = match.deals * len(seatings)
     csv_path = Path(args.csv)

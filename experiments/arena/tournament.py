@@ -6,6 +6,8 @@ Seatings. With k bot entries and n offices, the line-ups are every choice of n e
 the k (``itertools.combinations``, in list order); when k < n there is one line-up, the entries
 repeated cyclically to n (``a,b`` for 3 offices is ``a,b,a``). Each line-up is played in all n
 rotations, entry i in seat (i + r) mod n, so every entry sits in every seat equally often.
+A gauntlet (``against``) has one line-up per entry instead: the entry in one seat, the fixed
+opponent in all the others; its pairs are each entry less the opponent in the entry's own games.
 A deal is one game seed (seed, seed+1, ...); every deal is played under every seating, so all
 line-ups meet the same deals (common random numbers). Each bot gets ``seat_seed(game_seed, seat)``.
 
@@ -34,7 +36,7 @@ import itertools
 import math
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -72,13 +74,18 @@ class Seating:
     bots: tuple[str, ...]  # spec text of the bot in each seat
 
 
-def seatings(bots: Sequence[str], offices: int) -> list[Seating]:
-    """Every line-up of ``offices`` entries from ``bots``, each in all its rotations."""
+def seatings(bots: Sequence[str], offices: int, against: str = "") -> list[Seating]:
+    """Every line-up of ``offices`` entries from ``bots``, each in all its rotations; with
+    ``against`` (a gauntlet), one line-up per bot: that bot in one seat, ``against`` in the rest."""
     if not bots:
         raise TournamentError("a tournament needs at least one bot")
-    pool = list(bots) if len(bots) >= offices else [bots[i % len(bots)] for i in range(offices)]
+    if against:
+        lineups: Iterable[Sequence[str]] = [(bot, *[against] * (offices - 1)) for bot in bots]
+    else:
+        pool = list(bots) if len(bots) >= offices else [bots[i % len(bots)] for i in range(offices)]
+        lineups = itertools.combinations(pool, offices)
     result: list[Seating] = []
-    for lineup, members in enumerate(itertools.combinations(pool, offices)):
+    for lineup, members in enumerate(lineups):
         for rotation in range(offices):
             seats = [""] * offices
             for i, bot in enumerate(members):
@@ -93,6 +100,7 @@ class Tournament:
     game: GameConfig
     deals: int
     seed: int
+    against: str = ""  # a gauntlet's fixed opponent in every other seat (``seatings``)
 
     def __post_init__(self) -> None:
         if self.deals < 1:
@@ -101,18 +109,24 @@ class Tournament:
             raise TournamentError(
                 f"seed must leave the game seeds seed..seed+games-1 in 0..{_SEED_MAX}, got {self.seed}"
             )
-        for bot in self.bots:
+        for bot in self.entrants():
             make_bot(bot, 0)  # a bad spec or parameter fails here, before any game
+        if self.against and bot_label(self.against) in {bot_label(bot) for bot in self.bots}:
+            raise TournamentError(f"--against {self.against} is also in --bots: a bot cannot face itself")
+
+    def entrants(self) -> tuple[str, ...]:
+        """Every bot that sits: ``bots``, then ``against`` in a gauntlet."""
+        return (*self.bots, self.against) if self.against else self.bots
 
     def seatings(self) -> list[Seating]:
-        return seatings(self.bots, self.game.offices)
+        return seatings(self.bots, self.game.offices, self.against)
 
     def labels(self) -> dict[str, str]:
-        return {bot: bot_label(bot) for bot in self.bots}
+        return {bot: bot_label(bot) for bot in self.entrants()}
 
     def names(self) -> dict[str, str]:
         """Label -> the short name tables and plots show."""
-        return {bot_label(bot): bot_name(bot) for bot in self.bots}
+        return {bot_label(bot): bot_name(bot) for bot in self.entrants()}
 
 
 @dataclass(frozen=True)
@@ -321,7 +335,16 @@ def skill(tournament: Tournament, seating_list: Sequence[Seating], results: Sequ
         )
         for r in results
     ]
-    return skill_of(games, list(dict.fromkeys(labels[b] for b in tournament.bots)), tournament.deals)
+    if not tournament.against:
+        return skill_of(games, list(dict.fromkeys(labels[b] for b in tournament.bots)), tournament.deals)
+    # a gauntlet pairs each bot with the fixed opponent in its own games only
+    reference = labels[tournament.against]
+    pairs = []
+    for label in dict.fromkeys(labels[b] for b in tournament.bots):
+        own = [game for game in games if any(seat_label == label for seat_label, _ in game[1])]
+        pairs.append((label, reference, paired_difference(own, label, reference, CONFIDENCE)))
+    share = skill_share(games, CONFIDENCE) if tournament.deals > 1 else None
+    return Skill(share, tuple(pairs))
 
 
 def skill_of(games: Sequence[tuple[int, Sequence[SeatResult]]], labels: Sequence[str], deals: int) -> Skill:
@@ -369,6 +392,7 @@ def summary_json(
     return {
         "config": {
             "bots": list(tournament.bots),
+            **({"against": tournament.against} if tournament.against else {}),
             "offices": tournament.game.offices,
             "days": tournament.game.days,
             "house_rules": tournament.game.house_rules.to_dict(),
