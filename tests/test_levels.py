@@ -3,6 +3,8 @@ lapses; always legal, deterministic for a seed, and listed in ``play --help``.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import new_state
 
@@ -94,3 +96,9 @@ def test_play_help_lists_every_level(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     for level in LEVELS:
         assert f"  {level.name}" in out
+
+
+def test_the_readme_has_a_line_per_level() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for level in LEVELS:
+        assert f"| `{level.name}` | {level.summary}" in readme
