@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import pickle
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -26,10 +27,12 @@ from agents import (
     split_bot_list,
 )
 from experiments.arena import tournament as tour
+from experiments.arena.parallel import GameFailed, run_all
 from experiments.arena.stats import mean_ci, rate_games, t_quantile, wilson
 from experiments.cli import main
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
+from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Intent, IntentKind
 from sm_env.core.state import SeatView
 
@@ -490,3 +493,15 @@ def test_unwritable_files_are_errors(capsys: pytest.CaptureFixture[str], tmp_pat
     argv = ("tournament", "--bots", "random", "--csv", str(path), "--plot", str(tmp_path / "no" / "t.png"))
     code, _, err = run(capsys, *argv)
     assert code == 2 and err.startswith("station-master: error: no folder") and not path.exists()
+
+
+def test_a_game_failing_in_a_worker_is_reported_not_hung() -> None:
+    """A worker's exception comes back as GameFailed naming the task, with the worker's
+    traceback (an exception that does not pickle used to kill the pool's result thread and
+    hang the run); the core's IllegalIntent pickles by its rule id and message."""
+    config = GameConfig(offices=1, days=1)
+    tasks = [(0, 0, 1, config, ("random",)), (1, 0, 2, config, ("nosuch",))]
+    with pytest.raises(GameFailed, match=r"(?s)task \(1, 0, 2, .*unknown bot 'nosuch'"):
+        run_all(tour.play_one, tasks, jobs=2)
+    error = pickle.loads(pickle.dumps(IllegalIntent("R7.4", "no car fits")))
+    assert (error.rule_id, error.message, str(error)) == ("R7.4", "no car fits", "[R7.4] no car fits")

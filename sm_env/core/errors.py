@@ -1,5 +1,7 @@
 """Errors raised by the rules core. Every message says what was wrong."""
 
+from __future__ import annotations
+
 
 class StationMasterError(Exception):
     """Base class for every error the rules core raises on bad input."""
@@ -28,3 +30,7 @@ class IllegalIntent(StationMasterError):
         super().__init__(f"[{rule_id}] {message}")
         self.rule_id = rule_id
         self.message = message
+
+    def __reduce__(self) -> tuple[type[IllegalIntent], tuple[str, str]]:
+        # pickled by its two arguments: a worker process can send it back
+        return (IllegalIntent, (self.rule_id, self.message))
