@@ -483,25 +483,8 @@ class HeuristicBot:
         """The beam search's ``keep`` best plans (``plan_candidates``) for ``scorer``'s goals,
         remembered for the same station: a train may stand there for several Stages, and the
         station guard asks again for the plans its bot has just searched."""
+        key = ("plans", plan_key(board, view.seat), moves, keep, scorer.w_home, scorer.signature())
         seat = view.seat
-        office = office_of(board, seat)
-        station = board.stations[office]
-        trains = tuple(
-            (i, t.train, t.direction, t.facing) for i, t in enumerate(board.trays) if t.office == office
-        )
-        # everything the Moves and the scores read: track, cars, trains, loads being worked (locks)
-        key = (
-            "plans",
-            seat,  # the Moves it finds are the seat's intents
-            station_key(board, seat),
-            trains,
-            tuple(sorted(station.grid.items())),
-            tuple((cell, tuple(boxes.work)) for cell, boxes in sorted(station.boxes.items())),
-            moves,
-            keep,
-            scorer.w_home,
-            scorer.signature(),
-        )
 
         def search() -> list[Plan]:
             state = view.determinize(self.rng)
@@ -517,7 +500,7 @@ class HeuristicBot:
         ``switch_gain``, once more ``widen`` times wider (a half-done plan that must first
         drop a caboose or cars out of the way is easily pruned by a narrow beam)."""
         scorer = self.scorer(view, board)
-        key = ("plan", view.seat, station_key(board, view.seat), moves, scorer.signature())
+        key = ("plan", plan_key(board, view.seat), moves, scorer.signature())
 
         def search() -> Plan:
             beam, branch = int(self.p("beam")), int(self.p("branch"))
@@ -666,6 +649,24 @@ class HeuristicBot:
         nodes = int(self.p("cargo_nodes"))
         self.reason = f"the first step of the best order of its workers' actions (a search of {nodes} nodes)"
         return best_cargo_intent(state, view.seat, self.p("progress_weight"), nodes)
+
+
+def plan_key(board: GameState, seat: int) -> tuple[object, ...]:
+    """Everything a switching plan of the seat reads, for its cache: the seat (the Moves are
+    its intents), track, cars, trains and the loads being worked, which lock an industry
+    track (R9.3.3). A plan cached without the locks was replayed into a locked track."""
+    office = office_of(board, seat)
+    station = board.stations[office]
+    trains = tuple(
+        (i, t.train, t.direction, t.facing) for i, t in enumerate(board.trays) if t.office == office
+    )
+    return (
+        seat,
+        station_key(board, seat),
+        trains,
+        tuple(sorted(station.grid.items())),
+        tuple((cell, tuple(boxes.work)) for cell, boxes in sorted(station.boxes.items())),
+    )
 
 
 def following_gap(board: GameState) -> int | None:

@@ -188,3 +188,17 @@ def test_search_bot_asks_the_prior_it_is_given(prior: str) -> None:
     bot = search_bot(f"search:prior={prior}", 5)
     twin = make_bot(prior, Rng(5).next_u32())
     assert bot.candidates(view, view.legal_intents())[0] == twin.choose(view)
+
+
+def test_rollout_plans_are_never_replayed_into_a_locked_industry_track() -> None:
+    """A regression: the rollout bots' shared cache keyed a switching plan by the cars and
+    trays alone, so a plan made while an industry track was free was replayed once loads were
+    worked there (R9.3.3 locks the track), and this game raised IllegalIntent at decision
+    168. Plans are now cached by everything they read, locks included (``plan_key``)."""
+    seed = 100176
+    state = new_state(3, seed, days=2)
+    specs = ("freight", "freight", "search:prior=freight")
+    agents = [make_bot(spec, seat_seed(seed, s)) for s, spec in enumerate(specs)]
+    for _ in range(175):
+        seat = state.current_player()
+        state.apply(agents[seat].choose(state.view(seat)))
