@@ -42,8 +42,6 @@ class LevelBot:
     (from its own seeded stream)."""
 
     def __init__(self, level: Level, base: Agent, seed: int) -> None:
-        if not 0.0 <= level.lapse <= 1.0:
-            raise ValueError(f"lapse must be between 0 and 1, got {level.lapse!r}")
         self.name = level.name
         self.base = base
         self.lapse = level.lapse
