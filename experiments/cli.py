@@ -6,6 +6,7 @@ station-master demo --seed 1 --save-replay game.json
 station-master replay game.json --verify
 station-master play --seats human,passenger,freight   # a seat at the table: you and two bots
 station-master replay station-master-game.json        # step through a saved game
+station-master serve                                  # the table in your browser
 station-master tournament --bots random,random --offices 3 --days 2 --games 20 --seed 1
 station-master balance --offices 1,3,6 --days 5 --games 30 --seed 1
 station-master train --out runs/first --timesteps 200000 --warm-start passenger
@@ -24,9 +25,10 @@ from experiments.arena import commands as arena
 from experiments.bench import commands as bench
 from experiments.command import USAGE_ERRORS
 from experiments.play import commands as play
+from experiments.play.web.command import SERVE
 from experiments.training import commands as training
 
-COMMANDS = (*play.COMMANDS, *arena.COMMANDS, *bench.COMMANDS, *training.COMMANDS)
+COMMANDS = (*play.COMMANDS, SERVE, *arena.COMMANDS, *bench.COMMANDS, *training.COMMANDS)
 BAD_INPUT = USAGE_ERRORS + tuple(error for command in COMMANDS for error in command.errors)
 
 

@@ -1,0 +1,431 @@
+"""The games a table server holds: each a ``Session`` (experiments.play.table.session) with a
+lock, its log and its save file in the server's games folder.
+
+Every request that changes a game names the decision number it answers (how many decisions
+the page had seen); a different number means the page is behind (another tab, a bot, an
+undo) and the request is refused with ``Stale``, never applied. Everything is checked before
+anything changes, so a refused request leaves the game exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents import BotSpecError, WinEstimator, make_bot, seat_seed
+from experiments.play.table.events import event_line
+from experiments.play.table.menu import intent_label
+from experiments.play.table.session import HUMAN, Session
+from experiments.play.table.viewer import Positions
+from sm_env.core import (
+    Catalogue,
+    Event,
+    GameConfig,
+    GameState,
+    HouseRules,
+    Intent,
+    Mode,
+    MoveTray,
+    Replay,
+    ReplayError,
+    StationMasterError,
+    load_catalogue,
+    load_replay,
+    new_game,
+    parse_replay,
+)
+
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+HINT_BOT = "hard"
+CHANCE_SAMPLES = 8  # rollouts a seat's chance to win takes at each Stage of a replay chart
+MAX_REPLAY_BYTES = 20 * 1024 * 1024
+
+
+class RequestError(ValueError):
+    """A request the table refuses; ``status`` is its HTTP status (4xx), the message says why."""
+
+    status = 400
+
+
+class NotFound(RequestError):
+    status = 404
+
+
+class Stale(RequestError):
+    status = 409
+
+
+class Forbidden(RequestError):
+    status = 403
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One decision in the log: its number (decisions before it), seat, who held the seat,
+    what it was and the events it caused."""
+
+    number: int
+    seat: int
+    holder: str
+    text: str
+    events: tuple[Event, ...]
+
+
+def plain_line(text: str, seat: int | None, labels: Sequence[str]) -> str:
+    """An engine line in a person's words: seats by their names ("you" for the reader), a
+    revenue line led by its amount, the rule id left out."""
+    revenue = re.match(r"^(.*) \[([A-Z][\w.-]*): ([+-]\d+)\]$", text)
+    if revenue:
+        text = f"{revenue.group(3)}: {revenue.group(1)}"
+
+    def name(match: re.Match[str]) -> str:
+        s = int(match.group(1))
+        if s == seat:
+            return "your" if match.group(2) else "you"
+        label = labels[s] if 0 <= s < len(labels) else f"seat {s}"
+        return label + ("'s" if match.group(2) else "")
+
+    text = _YOU_VERB.sub(lambda m: "you " + _VERBS[m.group(1)], re.sub(r"\bseat (\d+)('s)?", name, text))
+    return text[:1].upper() + text[1:]
+
+
+# an engine line's verbs after "seat N", as they read after "you"
+_VERBS = {
+    verb: verb[:-2] if verb.endswith(("shes", "ches", "sses", "xes")) else verb[:-1]
+    for verb in (
+        "passes", "switches", "plays", "upgrades", "discards", "finds", "puts", "sets", "ends",
+        "draws", "takes", "stocks", "clears", "unjams", "lays", "chooses", "adds", "holds", "pays",
+    )
+}  # fmt: skip
+_YOU_VERB = re.compile(r"\byou (" + "|".join(_VERBS) + r")\b")
+
+
+def rule_of(text: str) -> str | None:
+    found = re.search(r"\[([A-Z][\w.-]*): [+-]\d+\]$", text)
+    return found.group(1) if found else None
+
+
+def seat_names(seats: Sequence[str]) -> list[str]:
+    return [f"seat {s} ({'player' if spec == HUMAN else spec})" for s, spec in enumerate(seats)]
+
+
+class WebGame:
+    """One game at the table server (see the module)."""
+
+    def __init__(self, game_id: str, session: Session) -> None:
+        self.id = game_id
+        self.session = session
+        self.lock = threading.RLock()
+        self.log: list[LogEntry] = []
+        self.setup_events: tuple[Event, ...] = ()
+        self.updated = time.time()
+        self._rebuild_log()
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def number(self) -> int:
+        return len(self.session.decisions)
+
+    @property
+    def state(self) -> GameState:
+        return self.session.state
+
+    def labels(self) -> list[str]:
+        return seat_names(self.session.seats)
+
+    def status(self) -> dict[str, Any]:
+        """What anyone may know without a seat: who decides, the holders, the decision number."""
+        state = self.state
+        return {
+            "id": self.id,
+            "number": self.number,
+            "current": state.current_player(),
+            "over": state.is_terminal(),
+            "seats": list(self.session.seats),
+            "labels": self.labels(),
+            "humans": self.session.humans(),
+            "bot_to_move": not state.is_terminal() and not self.session.is_human(state.current_player()),
+            "save_problem": self.session.save_problem,
+        }
+
+    def log_lines(self, seat: int | None, since: int = 0, rules: bool = False) -> list[dict[str, Any]]:
+        """The log from decision ``since`` on, for ``seat`` (a face-down draw named only to its
+        drawer), in plain words; ``rules`` keeps the rule ids."""
+        reveal = () if seat is None else (seat,)
+        labels = self.labels()
+        out = []
+        for entry in self.log[since:]:
+            lines = []
+            for event in entry.events:
+                text = event_line(event, self.state, reveal)
+                lines.append(
+                    {"text": plain_line(text, seat, labels), "rule": rule_of(text) if rules else None}
+                )
+            out.append({
+                "number": entry.number,
+                "seat": entry.seat,
+                "holder": entry.holder,
+                "text": plain_line(f"seat {entry.seat} {entry.text}", seat, labels),
+                "events": lines,
+            })  # fmt: skip
+        return out
+
+    # ------------------------------------------------------------------ changing
+
+    def check(self, number: int) -> None:
+        if number != self.number:
+            raise Stale(
+                f"this page answers decision {number}, but the game is at decision {self.number}: "
+                "it has moved on (another tab, a bot or an undo); the table is shown afresh"
+            )
+
+    def decide(self, seat: int, number: int, choice: int) -> None:
+        """The person at ``seat`` takes legal decision ``choice`` at decision ``number``."""
+        self.check(number)
+        state = self.state
+        if state.is_terminal():
+            raise RequestError("the game is over")
+        if not self.session.is_human(seat):
+            raise Forbidden(f"seat {seat} is held by a bot, not by a person")
+        if state.current_player() != seat:
+            raise Stale(f"it is not seat {seat}'s turn: seat {state.current_player()} is deciding")
+        legal = state.legal_intents()
+        if not 0 <= choice < len(legal):
+            raise RequestError(f"there is no decision {choice}: choose 0..{len(legal) - 1}")
+        self._apply(legal[choice])
+
+    def advance(self, number: int) -> bool:
+        """One decision of the bot to move (False when a person or nobody is to decide)."""
+        self.check(number)
+        state = self.state
+        if state.is_terminal() or self.session.is_human(state.current_player()):
+            return False
+        self._apply(self.session.bot_choice())
+        return True
+
+    def _apply(self, intent: Intent) -> None:
+        seat = self.state.current_player()
+        text = intent_label(self.state, intent)
+        decided = self.session.decide(intent)
+        self.log.append(LogEntry(self.number - 1, seat, self.session.seats[seat], text, decided.events))
+        self.updated = time.time()
+
+    def undo(self, seat: int, number: int) -> int:
+        """Back to before this person's previous decision; the decisions taken back."""
+        self.check(number)
+        if not self.session.is_human(seat):
+            raise Forbidden(f"seat {seat} is held by a bot, not by a person")
+        taken = self.session.undo()
+        if taken is None:
+            raise RequestError("nothing to undo: no decision of a seat a person holds has been made yet")
+        del self.log[self.number :]
+        self.updated = time.time()
+        return taken
+
+    def hint(self, seat: int, spec: str) -> dict[str, Any]:
+        """What a bot would decide for ``seat`` here, from the seat's view, and why."""
+        view = self.state.view(seat)
+        if not view.legal_intents():
+            raise RequestError(f"seat {seat} has nothing to decide now")
+        try:
+            bot = make_bot(spec, seat_seed(self.session.seed, seat))
+        except BotSpecError as err:
+            raise RequestError(str(err)) from None
+        intent = bot.choose(view)
+        legal = view.legal_intents()
+        return {
+            "bot": spec,
+            "decision": legal.index(intent),
+            "label": intent_label(view.board, intent),
+            "reason": hint_reason(view.board, intent, getattr(bot, "reason", None)),
+        }
+
+    def _rebuild_log(self) -> None:
+        """The log of a resumed game, replayed from its seed."""
+        state = new_game(self.session.config, self.session.seed, self.session.catalogue)
+        self.setup_events = tuple(state.events)
+        holders = getattr(self.session, "holders", None)
+        for number, intent in enumerate(self.session.decisions):
+            state.events.clear()
+            seat = intent.seat
+            text = intent_label(state, intent)
+            state.apply(intent)
+            holder = holders[number] if holders else self.session.seats[seat]
+            self.log.append(LogEntry(number, seat, holder, text, tuple(state.events)))
+
+
+def hint_reason(board: GameState, intent: Intent, bot_reason: str | None) -> str:
+    """A plain reason for a hint: the bot's own when it gives one, else what the decision is for."""
+    if bot_reason:
+        return bot_reason
+    if isinstance(intent, MoveTray):
+        return "it moves a train to where its cars can be worked or picked up"
+    kind = intent.kind.value.replace("_", " ")
+    return f"the bot judges this {kind} worth the most of what is legal now"
+
+
+# ---------------------------------------------------------------------------- the store
+
+
+def parse_setup(data: object) -> tuple[int, GameConfig, list[str]]:
+    """A new game's settings from the setup form's JSON: seed, config and seat holders."""
+    if not isinstance(data, dict):
+        raise RequestError("the setup must be a JSON object")
+    known = {"seed", "offices", "days", "target", "mode", "house_rules", "seats"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise RequestError(f"unknown setup field(s): {', '.join(unknown)}")
+    seats = data.get("seats")
+    if not isinstance(seats, list) or not seats or not all(isinstance(s, str) and s for s in seats):
+        raise RequestError("seats must be a list of holders: 'human' or a bot name, one per office")
+    seed = data.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(2**32)
+    rules = data.get("house_rules", [])
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise RequestError("house_rules must be a list of house rule names")
+    try:
+        config = GameConfig(
+            offices=len(seats),
+            days=data.get("days", 2),
+            target_revenue=data.get("target"),
+            mode=Mode(data.get("mode", Mode.COMPETITIVE.value)),
+            house_rules=HouseRules.from_names(rules),
+        )
+    except (StationMasterError, ValueError) as err:
+        raise RequestError(str(err)) from None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise RequestError(f"seed must be a whole number 0..4294967295, got {seed!r}")
+    for spec in seats:
+        if spec != HUMAN:
+            try:
+                make_bot(spec, 0)
+            except BotSpecError as err:
+                raise RequestError(str(err)) from None
+    return seed, config, seats
+
+
+@dataclass
+class ReplayView:
+    """A replay opened to scrub: its positions, and the charts made for it on request."""
+
+    id: str
+    name: str
+    positions: Positions
+    revenue: list[list[int]] = field(default_factory=list)  # after each decision, per seat
+    chances: list[dict[str, Any]] | None = None
+
+
+class GameStore:
+    """The server's games (by id) and opened replays, with the games folder they save to."""
+
+    def __init__(self, folder: str | Path, catalogue: Catalogue | None = None) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.catalogue = catalogue or load_catalogue()
+        self.games: dict[str, WebGame] = {}
+        self.replays: dict[str, ReplayView] = {}
+        self.lock = threading.Lock()
+
+    def path_of(self, game_id: str) -> Path:
+        return self.folder / f"{game_id}.json"
+
+    def create(self, data: object) -> WebGame:
+        seed, config, seats = parse_setup(data)
+        game_id = secrets.token_urlsafe(6)
+        session = Session(seed, config, seats, self.path_of(game_id), self.catalogue)
+        session.autosave()
+        game = WebGame(game_id, session)
+        with self.lock:
+            self.games[game_id] = game
+        return game
+
+    def get(self, game_id: str) -> WebGame:
+        if not GAME_ID.match(game_id):
+            raise NotFound(f"no game {game_id!r}")
+        with self.lock:
+            game = self.games.get(game_id)
+            if game is not None:
+                return game
+            path = self.path_of(game_id)
+            if not path.is_file():
+                raise NotFound(f"no game {game_id!r}: it was never started here or its file is gone")
+            try:
+                session = Session.resume(
+                    load_replay(path, self.catalogue), save_path=path, catalogue=self.catalogue
+                )
+            except (ReplayError, StationMasterError, OSError, ValueError) as err:
+                raise RequestError(f"the saved game {game_id} cannot be resumed: {err}") from None
+            game = self.games[game_id] = WebGame(game_id, session)
+            return game
+
+    def saved(self) -> list[dict[str, Any]]:
+        """The saved games in the folder, newest first, each with its settings and progress."""
+        out = []
+        for path in sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+            if not GAME_ID.match(path.stem):
+                continue
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                config = data["config"]
+                out.append({
+                    "id": path.stem,
+                    "seats": data.get("seats", []),
+                    "offices": config["offices"],
+                    "days": config["days"],
+                    "decisions": len(data["decisions"]),
+                    "saved": path.stat().st_mtime,
+                })  # fmt: skip
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # not a game of this table: left alone
+        return out
+
+    def open_replay(self, name: str, text: str) -> ReplayView:
+        if len(text) > MAX_REPLAY_BYTES:
+            raise RequestError(f"the replay file is larger than {MAX_REPLAY_BYTES // (1024 * 1024)} MB")
+        try:
+            replay = parse_replay(json.loads(text), self.catalogue, name or "the file")
+            positions = Positions(replay, self.catalogue)
+        except (ReplayError, StationMasterError, ValueError, RecursionError) as err:
+            raise RequestError(f"{name or 'the file'} is not a replay this table can open: {err}") from None
+        view = ReplayView(secrets.token_urlsafe(6), name, positions, revenue_curve(replay, self.catalogue))
+        with self.lock:
+            self.replays[view.id] = view
+        return view
+
+    def replay(self, replay_id: str) -> ReplayView:
+        with self.lock:
+            view = self.replays.get(replay_id)
+        if view is None:
+            raise NotFound(f"no open replay {replay_id!r}: open the file again")
+        return view
+
+
+def revenue_curve(replay: Replay, catalogue: Catalogue) -> list[list[int]]:
+    """Each seat's revenue at the start and after every decision."""
+    state = new_game(replay.config, replay.seed, catalogue)
+    curve = [list(state.revenue_by_seat)]
+    for decision in replay.decisions:
+        state.apply(decision)
+        curve.append(list(state.revenue_by_seat))
+    return curve
+
+
+def chance_curve(view: ReplayView, samples: int = CHANCE_SAMPLES) -> list[dict[str, Any]]:
+    """Each seat's chance to win at each Stage end of the replay (rollouts from each seat's
+    own view), made once per opened replay."""
+    if view.chances is None:
+        replay = view.positions.replay
+        points = WinEstimator(samples=samples, seed=replay.seed).over_replay(replay)
+        view.chances = [
+            {"decisions": p.decisions, "stages": p.stages, "chances": list(p.chances)} for p in points
+        ]
+    return view.chances

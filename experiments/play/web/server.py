@@ -1,0 +1,341 @@
+"""The table's web server: a Starlette app the page talks to in JSON.
+
+Pages: ``/`` (set up a game, resume a saved one, open a replay file), ``/game/{id}?seat=N``
+(a person's seat; ``seat=hotseat`` passes one screen between the people, ``seat=watch``
+watches), ``/replay/{id}`` (scrub a replay). They are one page, ``static/index.html``, and its
+script draws the table as SVG from ``/api/...``.
+
+Every answer about a game is built from a seat's view (``GameState.view``) or, for a watcher,
+from a view with no hand shown; a seat a bot holds is never shown to a page. Requests that
+change a game carry the decision number they answer (``games.Stale`` otherwise). Bad input
+gets a 4xx with ``{"error": message}`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from agents import LEVELS, REGISTRY, WinEstimator
+from experiments.play.table.session import HUMAN
+from experiments.play.web.decisions import PHASE_WORDS, decision_list, hand_reasons, move_preview, unavailable
+from experiments.play.web.games import (
+    HINT_BOT,
+    MAX_REPLAY_BYTES,
+    Forbidden,
+    GameStore,
+    RequestError,
+    WebGame,
+    chance_curve,
+    plain_line,
+    seat_names,
+)
+from experiments.play.web.scene import scene
+from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, describe, event_text
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = MAX_REPLAY_BYTES + 4096
+AHEAD_SAMPLES = 24
+LOG_TAIL = 400  # decisions of the log sent with a table
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, refused (400, 413) when it is not one or too large."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise RequestError("the request body is too large or its length is not a number")
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise RequestError("the request body is too large")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise RequestError(f"the request body is not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise RequestError("the request body must be a JSON object")
+    return data
+
+
+def _int(data: dict[str, Any] | Any, key: str, source: str = "body") -> int:
+    value = data.get(key)
+    if isinstance(value, str) and value.lstrip("-").isdigit() and len(value) < 12:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{key} must be a whole number in the {source}, got {value!r}")
+    return value
+
+
+def _seat_param(request: Request, game: WebGame) -> int | None:
+    """The seat a page asks to see: a seat a person holds, or None (a watcher)."""
+    raw = request.query_params.get("seat", "")
+    if raw in ("", "watch"):
+        return None
+    seat = _int({"seat": raw}, "seat", "query")
+    if not 0 <= seat < game.state.n:
+        raise RequestError(f"there is no seat {seat}: the seats are 0..{game.state.n - 1}")
+    if not game.session.is_human(seat):
+        raise Forbidden(f"seat {seat} is held by a bot: a page may show only a person's seat")
+    return seat
+
+
+def table_payload(game: WebGame, seat: int | None, rules: bool = False) -> dict[str, Any]:
+    """Everything a seat's page draws: the scene from its view, its decisions when it is to
+    decide, why the rest is greyed, and the log."""
+    state = game.state
+    labels = game.labels()
+    shown = ["You" if s == seat else labels[s][:1].upper() + labels[s][1:] for s in range(state.n)]
+    view = state.view(seat if seat is not None else 0)
+    board = view.board
+    payload: dict[str, Any] = {
+        "status": game.status(),
+        "scene": scene(board, seat, shown),
+        "phase_words": PHASE_WORDS[state.phase],
+        "log": game.log_lines(seat, max(0, game.number - LOG_TAIL), rules),
+        "setup_log": [plain_line(event_text(e, state), seat, labels) for e in game.setup_events],
+        "decisions": [],
+        "unavailable": {},
+        "hand_reasons": {},
+    }
+    if seat is not None:
+        legal = view.legal_intents()
+        payload["decisions"] = decision_list(board, legal)
+        payload["unavailable"] = unavailable(board, seat, shown, legal)
+        payload["hand_reasons"] = {str(card): why for card, why in hand_reasons(board, seat, legal).items()}
+        payload["last_turn"] = _last_turn(game, seat)
+    return payload
+
+
+def _last_turn(game: WebGame, seat: int) -> int:
+    """The number of the seat's previous decision plus one (0 when it has made none)."""
+    for entry in reversed(game.log):
+        if entry.seat == seat:
+            return entry.number + 1
+    return 0
+
+
+# ---------------------------------------------------------------------------- the app
+
+
+def make_app(store: GameStore) -> Starlette:
+    """The table's ASGI app over ``store``."""
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def options(request: Request) -> Response:
+        levels = [{"name": level.name, "text": level.summary} for level in LEVELS]
+        return JSONResponse({
+            "levels": levels,
+            "bots": sorted(name for name in REGISTRY if name not in {level.name for level in LEVELS}),
+            "house_rules": list(HouseRules.names()),
+            "modes": [mode.value for mode in Mode],
+            "offices": [MIN_OFFICES, MAX_OFFICES],
+            "human": HUMAN,
+        })  # fmt: skip
+
+    async def create(request: Request) -> Response:
+        game = await run_in_threadpool(store.create, await _body(request))
+        return JSONResponse({"id": game.id, "status": game.status()}, status_code=201)
+
+    async def saved(request: Request) -> Response:
+        return JSONResponse({"games": await run_in_threadpool(store.saved)})
+
+    async def status(request: Request) -> Response:
+        game = await run_in_threadpool(store.get, request.path_params["game"])
+        with game.lock:
+            return JSONResponse(game.status())
+
+    def _table(game: WebGame, request: Request) -> dict[str, Any]:
+        with game.lock:
+            return table_payload(game, _seat_param(request, game), request.query_params.get("rules") == "1")
+
+    async def table(request: Request) -> Response:
+        game = await run_in_threadpool(store.get, request.path_params["game"])
+        return JSONResponse(await run_in_threadpool(_table, game, request))
+
+    def _change(game: WebGame, request: Request, data: dict[str, Any], action: str) -> dict[str, Any]:
+        with game.lock:
+            number = _int(data, "number")
+            result: dict[str, Any] = {}
+            if action == "decide":
+                game.decide(_int(data, "seat"), number, _int(data, "decision"))
+            elif action == "advance":
+                result["moved"] = game.advance(number)
+            else:
+                result["taken"] = game.undo(_int(data, "seat"), number)
+            seat = data.get("seat")
+            shown = (
+                seat
+                if isinstance(seat, int) and not isinstance(seat, bool) and game.session.is_human(seat)
+                else None
+            )
+            return {**result, **table_payload(game, shown, bool(data.get("rules")))}
+
+    def changer(action: str) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            game = await run_in_threadpool(store.get, request.path_params["game"])
+            data = await _body(request)
+            return JSONResponse(await run_in_threadpool(_change, game, request, data, action))
+
+        return endpoint
+
+    def _preview(game: WebGame, data: dict[str, Any]) -> dict[str, Any]:
+        with game.lock:
+            seat, number, choice = _int(data, "seat"), _int(data, "number"), _int(data, "decision")
+            game.check(number)
+            if not game.session.is_human(seat) or game.state.current_player() != seat:
+                raise Forbidden(f"seat {seat} has nothing to decide now")
+            view = game.state.view(seat)
+            legal = view.legal_intents()
+            if not 0 <= choice < len(legal) or not isinstance(legal[choice], MoveTray):
+                raise RequestError(f"decision {choice} is not a switching Move")
+            move = legal[choice]
+            assert isinstance(move, MoveTray)
+            return {"label": describe(view.board, move), **move_preview(view.board, move)}
+
+    async def preview(request: Request) -> Response:
+        game = await run_in_threadpool(store.get, request.path_params["game"])
+        data = await _body(request)
+        return JSONResponse(await run_in_threadpool(_preview, game, data))
+
+    def _hint(game: WebGame, request: Request) -> dict[str, Any]:
+        with game.lock:
+            seat = _seat_param(request, game)
+            if seat is None:
+                raise RequestError("a hint is for a seat a person holds: give seat=N")
+            return game.hint(seat, request.query_params.get("bot", HINT_BOT))
+
+    async def hint(request: Request) -> Response:
+        game = await run_in_threadpool(store.get, request.path_params["game"])
+        return JSONResponse(await run_in_threadpool(_hint, game, request))
+
+    def _ahead(game: WebGame, request: Request) -> dict[str, Any]:
+        with game.lock:
+            seat = _seat_param(request, game)
+            if seat is None:
+                raise RequestError("the chance to win is judged from a seat a person holds: give seat=N")
+            view = game.state.view(seat)
+            seed = game.session.seed
+        chances = WinEstimator(samples=AHEAD_SAMPLES, seed=seed).for_seat(view)
+        return {"chances": list(chances), "samples": AHEAD_SAMPLES}
+
+    async def ahead(request: Request) -> Response:
+        game = await run_in_threadpool(store.get, request.path_params["game"])
+        return JSONResponse(await run_in_threadpool(_ahead, game, request))
+
+    async def replay_file(request: Request) -> Response:
+        game = await run_in_threadpool(store.get, request.path_params["game"])
+        with game.lock:
+            data = game.session.replay().to_json(store.catalogue)
+        return JSONResponse(data, headers={"content-disposition": f'attachment; filename="{game.id}.json"'})
+
+    async def open_replay(request: Request) -> Response:
+        data = await _body(request)
+        text, name = data.get("text"), data.get("name", "")
+        if not isinstance(text, str) or not isinstance(name, str):
+            raise RequestError('send the replay as {"name": file name, "text": the file\'s text}')
+        view = await run_in_threadpool(store.open_replay, name, text)
+        return JSONResponse(_replay_head(view), status_code=201)
+
+    async def open_saved(request: Request) -> Response:
+        game = await run_in_threadpool(store.get, request.path_params["game"])
+        with game.lock:
+            text = json.dumps(game.session.replay().to_json(store.catalogue))
+        view = await run_in_threadpool(store.open_replay, f"game {game.id}", text)
+        return JSONResponse(_replay_head(view), status_code=201)
+
+    def _replay_head(view: Any) -> dict[str, Any]:
+        replay = view.positions.replay
+        return {
+            "id": view.id,
+            "name": view.name,
+            "total": view.positions.total,
+            "labels": seat_names(replay.seats)
+            if replay.seats
+            else [f"seat {s}" for s in range(replay.config.offices)],
+            "revenue": view.revenue,
+        }
+
+    async def replay_head(request: Request) -> Response:
+        return JSONResponse(_replay_head(store.replay(request.path_params["replay"])))
+
+    def _position(request: Request) -> dict[str, Any]:
+        view = store.replay(request.path_params["replay"])
+        index = _int(dict(request.path_params), "index", "path")
+        if not 0 <= index <= view.positions.total:
+            raise RequestError(f"there is no position {index}: the replay has 0..{view.positions.total}")
+        raw = request.query_params.get("reveal", "")
+        visit = view.positions.visit(index)
+        state = visit.state
+        try:
+            reveal = {int(s) for s in raw.split(",") if s != ""}
+        except ValueError:
+            raise RequestError(f"reveal must list seat numbers, got {raw!r}") from None
+        labels = _replay_head(view)["labels"]
+        return {
+            "index": index,
+            "total": view.positions.total,
+            "scene": scene(state, None, labels, reveal & set(range(state.n))),
+            "decision": plain_line(visit.decision, None, labels) if visit.decision else None,
+            "seat": visit.seat,
+            "events": [plain_line(event_text(e, state), None, labels) for e in visit.events],
+        }
+
+    async def position(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(_position, request))
+
+    async def chances(request: Request) -> Response:
+        view = store.replay(request.path_params["replay"])
+        return JSONResponse({"points": await run_in_threadpool(chance_curve, view)})
+
+    async def request_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestError)
+        return _error(str(exc), exc.status)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return _error(str(exc.detail), exc.status_code)
+
+    routes = [
+        Route("/", page),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/game/{game}", page),
+        Route("/replay/{replay}", page),
+        Route("/api/options", options),
+        Route("/api/games", create, methods=["POST"]),
+        Route("/api/games", saved, methods=["GET"]),
+        Route("/api/games/{game}", status),
+        Route("/api/games/{game}/table", table),
+        Route("/api/games/{game}/decide", changer("decide"), methods=["POST"]),
+        Route("/api/games/{game}/advance", changer("advance"), methods=["POST"]),
+        Route("/api/games/{game}/undo", changer("undo"), methods=["POST"]),
+        Route("/api/games/{game}/preview", preview, methods=["POST"]),
+        Route("/api/games/{game}/hint", hint),
+        Route("/api/games/{game}/ahead", ahead),
+        Route("/api/games/{game}/replay", replay_file),
+        Route("/api/games/{game}/open", open_saved, methods=["POST"]),
+        Route("/api/replays", open_replay, methods=["POST"]),
+        Route("/api/replays/{replay}", replay_head),
+        Route("/api/replays/{replay}/at/{index}", position),
+        Route("/api/replays/{replay}/chances", chances),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(
+        routes=routes, exception_handlers={RequestError: request_error, HTTPException: http_error}
+    )
