@@ -1,5 +1,5 @@
 # Two entry points: `make demo` (install, then a demo game of bots) and `make test`
-# (install with the training and dev tools, then lint, type-check and run the tests).
+# (install with the training and dev tools and Debian's chromium, then lint, type-check and run the tests).
 # `make test-compiled` builds the hot modules with mypyc into a wheel installed apart, in
 # build/compiled, and runs on that build tests/test_compiled.py (which holds it to this checkout's
 # sources) and the copy and editing tests (CI runs it after `make test`). A compiled build is never
@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint test-compiled clean
+.PHONY: demo test lint browser screenshots test-compiled clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,18 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint
+# The browser table's tests drive Debian's chromium through Playwright (`playwright install`
+# cannot download a browser on these machines).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
+
+test: lint browser
 	$(BIN)/pytest
+
+# The README's pictures of the browser table, made by its tests.
+screenshots: $(DEV_STAMP) browser
+	SM_SCREENSHOTS=$(CURDIR)/docs $(BIN)/pytest tests/test_web_browser.py
 
 test-compiled: $(DEV_STAMP)
 	rm -rf build/compiled

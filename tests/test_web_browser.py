@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from agents import make_bot
 from sm_env.core import GameConfig, Replay, new_game
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -254,8 +255,8 @@ def test_hot_seat_covers_the_screen_between_people(server: str, page: Any) -> No
     game = api.start(["human", "human", "medium"], seed=4)
     pace(page, "fast")
     page.goto(f"{server}/game/{game}?seat=hotseat")
-    first = api.run_bots(game)["current"]
     page.wait_for_selector("[data-testid=cover]:not([hidden])")
+    first = api.status(game)["current"]
     assert page.locator("#cover-title").inner_text() == f"Seat {first}'s turn"
     assert page.locator("[data-testid=hand]").count() == 0
     page.click("[data-testid=cover-ready]")
@@ -306,11 +307,13 @@ def test_watch_bots_play(server: str, page: Any) -> None:
 
 
 def test_a_replay_file_opened_and_scrubbed(server: str, page: Any, tmp_path: Path) -> None:
-    config = GameConfig(offices=2, days=1)
+    config = GameConfig(offices=2, days=2)
     state = new_game(config, 9)
+    bots = [make_bot("passenger", 1), make_bot("freight", 2)]
     decisions = []
     while not state.is_terminal():
-        intent = state.legal_intents()[-1]
+        seat = state.current_player()
+        intent = bots[seat].choose(state.view(seat))
         state.apply(intent)
         decisions.append(intent)
     path = tmp_path / "game.json"
@@ -332,6 +335,11 @@ def test_a_replay_file_opened_and_scrubbed(server: str, page: Any, tmp_path: Pat
     page.check("[data-testid=reveal-1]")
     page.wait_for_function("document.querySelectorAll('#hands .card-face').length > 0")
     assert "Final revenue" in page.locator("[data-testid=revenue]").inner_text()
+    page.click("[data-testid=estimate]")
+    page.wait_for_selector("[data-testid=chance-chart]", timeout=120_000)
+    assert page.locator("[data-testid=chance-chart] polyline").count() == 2
+    page.locator("[data-testid=scrub]").fill(str(len(decisions) * 2 // 3))
+    page.wait_for_selector(f"text=Decision {len(decisions) * 2 // 3} of")
     shot(page, "web-replay.png")
     data = json.loads(path.read_text())
     assert data["seats"] == ["passenger", "freight"]

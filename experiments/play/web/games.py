@@ -76,6 +76,8 @@ class LogEntry:
     holder: str
     text: str
     events: tuple[Event, ...]
+    office: int  # the deciding seat's office when it decided
+    intent: Intent
 
 
 def plain_line(text: str, seat: int | None, labels: Sequence[str]) -> str:
@@ -214,8 +216,11 @@ class WebGame:
     def _apply(self, intent: Intent) -> None:
         seat = self.state.current_player()
         text = intent_label(self.state, intent)
+        office = self.state.office_of_seat[seat]
         decided = self.session.decide(intent)
-        self.log.append(LogEntry(self.number - 1, seat, self.session.seats[seat], text, decided.events))
+        self.log.append(
+            LogEntry(self.number - 1, seat, self.session.seats[seat], text, decided.events, office, intent)
+        )
         self.updated = time.time()
 
     def undo(self, seat: int, number: int) -> int:
@@ -257,14 +262,46 @@ class WebGame:
             state.events.clear()
             seat = intent.seat
             text = intent_label(state, intent)
+            office = state.office_of_seat[seat]
             state.apply(intent)
             holder = holders[number] if holders else self.session.seats[seat]
-            self.log.append(LogEntry(number, seat, holder, text, tuple(state.events)))
+            self.log.append(LogEntry(number, seat, holder, text, tuple(state.events), office, intent))
+
+
+def touched(entry: LogEntry, board: GameState) -> tuple[list[dict[str, Any]], list[int]]:
+    """The station cells (office, row, col) and the Crew Trays a decision acted on, to mark on
+    the board."""
+    intent = entry.intent
+    cells: list[dict[str, Any]] = []
+    trays: list[int] = []
+    tray = getattr(intent, "tray", None)
+    if isinstance(tray, int):
+        trays.append(tray)
+    if isinstance(intent, MoveTray):
+        office = board.trays[intent.tray].office
+        cells = [{"office": office, "cell": list(cell)} for cell in intent.path]
+    else:
+        cell = getattr(intent, "cell", None)
+        if isinstance(cell, tuple):
+            cells.append({"office": entry.office, "cell": list(cell)})
+    return cells, trays
+
+
+_WORTH = re.compile(r"^worth (-?[\d.]+), against (-?[\d.]+) for the next best \((.*)\)$")
 
 
 def hint_reason(board: GameState, intent: Intent, bot_reason: str | None) -> str:
-    """A plain reason for a hint: the bot's own when it gives one, else what the decision is for."""
+    """A plain reason for a hint: the bot's own in words (its option values read as the
+    Revenue it expects), else what the decision is for."""
     if bot_reason:
+        worth = _WORTH.match(bot_reason)
+        if worth:
+            return (
+                f"it expects this to bring about {float(worth.group(1)):.1f} Revenue in time, "
+                f"against {float(worth.group(2)):.1f} for the next best choice ({worth.group(3)})"
+            )
+        if bot_reason.startswith("worth "):
+            return f"it expects this to bring about {float(bot_reason.split()[1]):.1f} Revenue in time"
         return bot_reason
     if isinstance(intent, MoveTray):
         return "it moves a train to where its cars can be worked or picked up"

@@ -39,6 +39,7 @@ from experiments.play.web.games import (
     chance_curve,
     plain_line,
     seat_names,
+    touched,
 )
 from experiments.play.web.scene import scene
 from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, describe, event_text
@@ -47,6 +48,7 @@ STATIC = Path(__file__).parent / "static"
 MAX_BODY = MAX_REPLAY_BYTES + 4096
 AHEAD_SAMPLES = 24
 LOG_TAIL = 400  # decisions of the log sent with a table
+RECENT = 6  # a watcher sees the last few decisions marked on the board
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -112,6 +114,13 @@ def table_payload(game: WebGame, seat: int | None, rules: bool = False) -> dict[
         "unavailable": {},
         "hand_reasons": {},
     }
+    since = _last_turn(game, seat) if seat is not None else max(0, game.number - RECENT)
+    marks: dict[str, list[Any]] = {"cells": [], "trays": []}
+    for entry in game.log[since:]:
+        cells, trays = touched(entry, state)
+        marks["cells"] += cells
+        marks["trays"] += trays
+    payload["recent"] = marks
     if seat is not None:
         legal = view.legal_intents()
         payload["decisions"] = decision_list(board, legal)
@@ -291,7 +300,9 @@ def make_app(store: GameStore) -> Starlette:
         return {
             "index": index,
             "total": view.positions.total,
-            "scene": scene(state, None, labels, reveal & set(range(state.n))),
+            "scene": scene(
+                state, None, [label[:1].upper() + label[1:] for label in labels], reveal & set(range(state.n))
+            ),
             "decision": plain_line(visit.decision, None, labels) if visit.decision else None,
             "seat": visit.seat,
             "events": [plain_line(event_text(e, state), None, labels) for e in visit.events],

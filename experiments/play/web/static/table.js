@@ -164,7 +164,8 @@ function carGlyph(car, x, y, size = 12) {
 
 function trainGlyph(train, x, y, opts = {}) {
   const arrow = train.direction === "east" ? "▶" : "◀";
-  const group = s("g", {class: "train" + (opts.selectable ? " selectable" : "") + (opts.selected ? " selected" : ""),
+  const group = s("g", {class: "train" + (opts.selectable ? " selectable" : "") + (opts.selected ? " selected" : "") +
+    (opts.recent ? " recent" : ""),
     "data-testid": `train-${train.tray}`, transform: `translate(${x},${y})`});
   group.append(s("rect", {x: 0, y: 0, width: Math.max(64, 16 + train.consist.length * 15), height: 30, rx: 4, class: "train-body"}));
   group.append(s("text", {x: 4, y: 11, class: "train-label"}, `${train.label} ${arrow}`));
@@ -232,11 +233,14 @@ function drawStation(station, scene, opts = {}) {
     `A/D tracks ${station.ad_tracks.used}/${station.ad_tracks.total} used · Porters ${station.porters} · Laborers ${station.laborers}` +
     `${station.control_point ? " · Control Point" : ""}`));
   const highlighted = new Set((opts.highlight || []).map(cellKey));
+  const recent = new Set((opts.recent || []).filter(m => m.office === station.office).map(m => cellKey(m.cell)));
   for (const cell of cells) {
     const [x, y] = pos(cell.row, cell.col);
+    const key = cellKey([cell.row, cell.col]);
     const g = s("g", {transform: `translate(${x},${y})`, class: "cell" + (cell.office ? " office-cell" : "") +
-      (cell.locked ? " locked" : "") + (highlighted.has(cellKey([cell.row, cell.col])) ? " highlight" : ""),
+      (cell.locked ? " locked" : "") + (highlighted.has(key) ? " highlight" : "") + (recent.has(key) ? " recent" : ""),
       "data-testid": `cell-${station.office}-${cell.row}-${cell.col}`});
+    if (highlighted.has(key) && opts.onCell) g.addEventListener("click", () => opts.onCell([cell.row, cell.col]));
     g.append(s("rect", {width: CW - 4, height: CH - 4, rx: 5, class: "card " + cell.kind}));
     for (const end of cell.ends) {
       const [ex, ey] = END_POINT[end];
@@ -265,6 +269,7 @@ function drawStation(station, scene, opts = {}) {
       if (!train) continue;
       const selectable = opts.trays && opts.trays.includes(tray);
       root.append(trainGlyph(train, x + 2, y + 30, {selectable, selected: opts.selectedTray === tray,
+        recent: (opts.recentTrays || []).includes(tray),
         onclick: selectable ? () => opts.onTray(tray) : null}));
     }
   }
@@ -287,11 +292,12 @@ function cardFace(card, opts = {}) {
 }
 
 function revenuePanel(scene) {
-  const kinds = [["boarded", "boardings"], ["detrained", "detrainings"], ["loaded", "loads"], ["unloaded", "unloads"], ["penalties", "penalties"], ["other", "other"]];
+  const kinds = [["boarded", "board"], ["detrained", "detrain"], ["loaded", "load"], ["unloaded", "unload"], ["penalties", "penalty"]];
+  if (scene.seats.some(x => x.breakdown.other)) kinds.push(["other", "other"]);
   return h("section", {id: "revenue", "data-testid": "revenue"}, h("h3", {}, scene.clock.over ? "Final revenue" : "Revenue"),
     h("table", {}, h("tr", {}, h("th", {}, "Seat"), kinds.map(k => h("th", {}, k[1])), h("th", {}, "total")),
       scene.seats.map(seat => h("tr", {class: seat.seat === scene.seat ? "mine" : "", "data-testid": `revenue-${seat.seat}`},
-        h("td", {}, `${seat.label}${scene.winners.includes(seat.seat) ? " 🏆" : ""}`),
+        h("td", {}, seat.label, scene.winners.includes(seat.seat) ? h("b", {class: "winner"}, " ★ wins") : null),
         kinds.map(k => h("td", {}, seat.breakdown[k[0]])), h("td", {class: "total"}, seat.revenue)))),
     scene.target ? h("p", {}, `Target: ${scene.target}${scene.coop ? " (the team together)" : ""}`) : null);
 }
@@ -300,7 +306,7 @@ function timetablePanel(scene, warnings) {
   const slot = (scene.clock.stage - 1);
   return h("section", {id: "timetable", "data-testid": "timetable"}, h("h3", {}, "Timetable"),
     scene.timetable.length ? h("ul", {}, scene.timetable.map(t =>
-      h("li", {class: t.slot < slot ? "past" : ""}, `${t.label} departs ${t.clock} (Stage ${t.stage_no})${t.slot < slot ? " — slot passed today" : ""}`))) :
+      h("li", {class: t.slot < slot ? "past" : ""}, `${t.label} departs ${t.clock} (Stage ${t.stage_no})`))) :
       h("p", {}, "No train is timetabled yet."),
     (warnings || []).map(w => h("p", {class: "warning"}, "⚠ " + w)),
     scene.held.length ? h("p", {}, "Held (no free Crew Tray): " + scene.held.join(", ")) : null,
@@ -479,7 +485,9 @@ function render() {
   const stationOrder = [...scene.stations].sort((a, b) => (b.office === mine) - (a.office === mine));
   const stations = h("section", {id: "stations"}, stationOrder.map(station => {
     const here = station.office === mine;
-    const opts = here ? {targets, trays, highlight, selectedTray: G.move ? G.move.tray : null, onTray: startMove} : {};
+    const marks = {recent: data.recent.cells, recentTrays: data.recent.trays};
+    const opts = here ? {...marks, targets, trays, highlight, selectedTray: G.move ? G.move.tray : null, onTray: startMove,
+      onCell: chooseDestination} : marks;
     if (here && G.move && G.move.preview) {
       return h("div", {class: "station-wrap mine"}, h("h4", {}, "Your station after this Move (preview)"),
         drawStation(G.move.preview.station, {...scene, trains: G.move.preview.trains}, {}),
@@ -772,7 +780,7 @@ async function estimateChances() {
 const SEAT_COLOURS = ["#d35400", "#2980b9", "#27ae60", "#8e44ad", "#c0392b", "#16a085"];
 
 function lineChart(series, xmax, ymin, ymax, cursor, labels, testid) {
-  const W = 420, H = 160, L = 34, B = 18;
+  const W = 360, H = 150, L = 30, B = 18;
   const sx = x => L + (W - L - 6) * (xmax ? x / xmax : 0), sy = y => H - B - (H - B - 6) * ((y - ymin) / ((ymax - ymin) || 1));
   const root = s("svg", {width: W, height: H + 18, class: "chart", "data-testid": testid});
   root.append(s("line", {x1: L, y1: H - B, x2: W - 6, y2: H - B, class: "axis"}));
@@ -783,7 +791,7 @@ function lineChart(series, xmax, ymin, ymax, cursor, labels, testid) {
       stroke: SEAT_COLOURS[seat % SEAT_COLOURS.length], "stroke-width": 2}));
   });
   root.append(s("line", {x1: sx(cursor), y1: 6, x2: sx(cursor), y2: H - B, class: "cursor"}));
-  labels.forEach((label, seat) => root.append(s("text", {x: L + seat * 130, y: H + 14, fill: SEAT_COLOURS[seat % SEAT_COLOURS.length], class: "legend"}, label)));
+  labels.forEach((label, seat) => root.append(s("text", {x: L + (seat % 3) * 110, y: H + 14 + Math.floor(seat / 3) * 12, fill: SEAT_COLOURS[seat % SEAT_COLOURS.length], class: "legend"}, label)));
   return root;
 }
 
