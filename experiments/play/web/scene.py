@@ -12,6 +12,7 @@ from typing import Any
 
 from experiments.arena.ledger import LEDGER_KINDS
 from sm_env.core import (
+    CAR_TYPES,
     CLOCK,
     EMPTY,
     END_NAMES,
@@ -19,6 +20,7 @@ from sm_env.core import (
     HIDDEN,
     OFFICE_CELL,
     STAGES_PER_DAY,
+    CardType,
     GameState,
     Mode,
     Tray,
@@ -38,9 +40,28 @@ PENALTY_KIND = "collisions"
 
 
 def card_info(board: GameState, card: int) -> dict[str, Any]:
-    """A card face: its id, name, kind and rules text."""
+    """A card face: its id, name, kind and rules text (a train card's also the cars it takes)."""
     kind = board.catalogue.cards[card]
-    return {"card": card, "id": kind.id, "name": kind.name, "kind": kind.kind.value, "text": kind.text}
+    text = kind.text
+    if kind.train is not None:
+        text += " " + takes_text(kind)
+    return {"card": card, "id": kind.id, "name": kind.name, "kind": kind.kind.value, "text": text}
+
+
+def takes_text(train_card: CardType) -> str:
+    """The cars a train card takes, in words (R7.4)."""
+    assert train_card.train is not None
+    consist = train_card.train.consist
+    kinds = [f"{count} {CAR_TYPES[kind]}{_plural(CAR_TYPES[kind], count)}" for kind, count in consist.allowed]
+    caboose = {"required": "a caboose required", "permitted": "a caboose allowed", "forbidden": "no caboose"}
+    return (
+        f"Takes up to {consist.max_cars} cars, a caboose counted: at most {', '.join(kinds) or 'none'}; "
+        f"{caboose.get(consist.caboose, consist.caboose)}."
+    )
+
+
+def _plural(word: str, count: int) -> str:
+    return "" if count == 1 else "es" if word.endswith("ch") else "s"
 
 
 def car_info(code: int) -> dict[str, Any]:
@@ -214,6 +235,7 @@ def scene(
         "stations": [station_info(board, office) for office in range(board.n)],
         "division": division_info(board),
         "trains": [train_info(board, i, tray) for i, tray in enumerate(board.trays) if tray.train != EMPTY],
+        "building": None if board.building == EMPTY else board.building,
         "crew_trays": {"free": sum(1 for t in board.trays if t.train == EMPTY), "total": len(board.trays)},
         "timetable": timetable_info(board),
         "held": [train_label(board.catalogue, card) for card in board.held],

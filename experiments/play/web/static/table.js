@@ -527,6 +527,12 @@ function turnPanel(data, myTurn) {
   const deciding = st.over ? null : scene.seats[st.current].label;
   panel.append(h("h3", {}, st.over ? "The game is over" : myTurn ? "Your decision" : `${deciding} is deciding`));
   panel.append(h("p", {class: "phase"}, data.phase_words));
+  const building = scene.building !== null ? scene.trains.find(t => t.tray === scene.building) : null;
+  if (building) {
+    panel.append(h("div", {class: "building", "data-testid": "building"},
+      h("div", {}, `Making up ${building.label}: `, building.consist.map(c => c.name).join(", ") || "no cars yet"),
+      h("div", {class: "card-text"}, building.card.text)));
+  }
   const controls = h("div", {class: "controls"});
   if (G.seat !== null || G.shownHuman !== null) controls.append(h("button", {onclick: undo, "data-testid": "undo"}, "Undo"));
   if (myTurn) {
