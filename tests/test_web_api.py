@@ -7,12 +7,14 @@ message and leave the game exactly as it was (its state hash and its save file u
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
+from experiments.cli import main
 from experiments.play.web.games import GameStore, plain_line
 from experiments.play.web.server import make_app
 from sm_env.core import GameConfig, Replay, new_game
@@ -300,3 +302,14 @@ def test_plain_lines_name_the_reader_and_hide_rule_ids() -> None:
         plain_line("seat 0's Porters board a coach [R9.2.1: +1]", 0, labels)
         == "+1: your Porters board a coach"
     )
+
+
+def test_serve_refuses_a_bad_port_or_address_with_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", "0"]) == 2
+    assert "--port must be 1..65535" in capsys.readouterr().err
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    assert main(["serve", "--host", "10.255.255.1", "--port", "8899"]) == 2
+    assert "cannot listen on 10.255.255.1:8899" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 
 from experiments.command import Command
 
@@ -34,6 +35,11 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise OSError(f"--port must be 1..65535, got {args.port}")
+    try:  # a clear error for a port in use or an address not of this machine, before the server starts
+        with socket.create_server((args.host, args.port)):
+            pass
+    except OSError as err:
+        raise OSError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
     app = make_app(GameStore(args.games))
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(
