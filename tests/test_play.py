@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30  # seconds for any one wait; a whole 1-day game of bots takes well under one
 
 
-def spawn(*args: str, cwd: Path) -> pexpect.spawn:
+def spawn(*args: str, cwd: Path, term: str = "dumb") -> pexpect.spawn:
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "PYTHONPATH": path, "TERM": "dumb", "NO_COLOR": "1", "COLUMNS": "200", "LINES": "60"}
+    env = {**os.environ, "PYTHONPATH": path, "TERM": term, "NO_COLOR": "1", "COLUMNS": "200", "LINES": "60"}
     return pexpect.spawn(
         sys.executable,
         ["-m", "experiments.cli", *args],
@@ -113,7 +113,7 @@ def test_play_hint_undo_hand_over_quit_resume_and_finish(tmp_path: Path) -> None
     decided = len(load_replay(tmp_path / "game.json").decisions)
     # Take the bot's seat over, then hand ours to a bot: the person now plays seat 1.
     child.sendline("seat 1 human")
-    child.expect_exact("seat 1 is now held by person")
+    child.expect_exact("seat 1 is now held by you")
     prompt(child, 0)
     child.sendline("seat 0 random")
     child.expect(r"seat 0 is now held by random@\d+")
@@ -146,6 +146,35 @@ def test_play_hint_undo_hand_over_quit_resume_and_finish(tmp_path: Path) -> None
     child.expect_exact("Game over")
     assert finish(child) == 0
     assert load_replay(tmp_path / "game.json") == final
+
+
+def test_the_goal_the_first_mover_and_what_happened_since_your_turn(tmp_path: Path) -> None:
+    """The intro says who moves first as the game has it; ``help`` begins with the goal and
+    how revenue is earned; after the bot's decisions the next prompt is preceded by what
+    they did."""
+    child = spawn(
+        "play", "--seats", "random,human", "--seed", "3", "--fast", "--save", "g.json", cwd=tmp_path
+    )
+    child.expect(r"Superintendent roll, a D12 each: seat 0 \d+, seat 1 \d+\. Seat (\d)")
+    fedora = int(child.match.group(1))
+    child.expect(r"Seat (\d) \((you|random@\d+)\) moves first\.")
+    assert int(child.match.group(1)) == fedora == new_game(GameConfig(offices=2, days=1), 3).current_player()
+    prompt(child, 1)
+    if fedora == 0:
+        assert "Since the game began:" in child.before
+    child.sendline("help")
+    child.expect_exact("The goal. Competitive (the default)")
+    child.expect_exact("+1  a Porter boards passengers")
+    child.expect_exact("Commands, at any prompt:")
+    prompt(child, 1)
+    child.sendline("pass")
+    child.expect_exact("seat 1 (you): pass")
+    child.expect(r"seat 0 \(random@\d+\): ")
+    child.expect_exact("Since your last turn:")
+    child.expect_exact("Seat 1 (you) to decide")
+    prompt(child, 1)
+    child.sendline("quit")
+    assert finish(child) == 0
 
 
 def test_a_switching_move_built_step_by_step(tmp_path: Path) -> None:
@@ -228,20 +257,64 @@ def test_ctrl_c_and_ctrl_d_at_a_prompt_quit_saved(tmp_path: Path, stop: str) -> 
     assert finish(child) == 0
 
 
+COVER = r"Seat (\d)'s turn: pass the keyboard to seat \1's player and press Enter"
+
+
 def test_hot_seat_shows_each_seats_hand_only_on_its_turn(tmp_path: Path) -> None:
     child = spawn("play", "--seats", "human,human", "--seed", "3", "--fast", "--save", "g.json", cwd=tmp_path)
     handovers = 0
     for _ in range(6):
-        index = child.expect([r"Pass the keyboard to seat (\d)'s player", r"seat (\d)> "])
+        index = child.expect([COVER, r"seat (\d)> "])
         seat = int(child.match.group(1))
         if index == 0:
             handovers += 1
             child.sendline("")
             child.expect_exact(f"seat {seat}> ")
-            assert f"Hand of seat {seat} (person)" in child.before
+            assert f"Hand of seat {seat} (you)" in child.before
             assert f"Hand of seat {1 - seat}" not in child.before
         child.sendline("1")
     assert handovers >= 2
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_hot_seat_clears_the_screen_and_the_scrollback_between_people(tmp_path: Path) -> None:
+    """On a terminal that can be cleared, every change of the person deciding erases the
+    screen and the scrollback before the cover line (the first cover has nothing to hide);
+    consecutive decisions of one seat are not covered."""
+    child = spawn(
+        "play",
+        "--seats",
+        "human,human",
+        "--seed",
+        "3",
+        "--fast",
+        "--save",
+        "g.json",
+        cwd=tmp_path,
+        term="xterm",
+    )
+    last = None
+    covers = 0
+    for _ in range(8):
+        index = child.expect([COVER, r"seat (\d)> "])
+        seat = int(child.match.group(1))
+        if index == 0:
+            covers += 1
+            assert seat != last
+            cleared = "\x1b[2J" in child.before and "\x1b[3J" in child.before
+            assert cleared == (last is not None), child.before[-300:]
+            if last is not None:
+                after = child.before.rsplit("\x1b[3J", 1)[1]
+                assert "Hand of seat" not in after and "draws" not in after
+            child.sendline("")
+            child.expect_exact(f"seat {seat}> ")
+            assert f"Hand of seat {1 - seat}" not in child.before
+            last = seat
+        else:
+            assert seat == last, "the same seat decides again: no cover"
+        child.sendline("1")
+    assert covers >= 3
     child.sendline("quit")
     assert finish(child) == 0
 
@@ -391,6 +464,34 @@ def test_replay_viewer_steps_forward_and_back(tmp_path: Path) -> None:
     child.expect_exact(f"write: g N, with N from 0 to {total}")
     child.sendline("jump")
     child.expect_exact("unknown command 'jump'")
+    child.sendline("q")
+    assert finish(child) == 0
+
+
+def test_the_replay_viewer_credits_a_handed_over_seats_decisions(tmp_path: Path) -> None:
+    """A person plays seat 0, hands it to a bot, and quits: the viewer names the person for
+    the first decisions and the bot for the later ones."""
+    child = spawn(
+        "play", "--seats", "human,random", "--seed", "3", "--fast", "--save", "g.json", cwd=tmp_path
+    )
+    prompt(child, 0)
+    child.sendline("pass")
+    prompt(child, 0)
+    child.sendline("seat 0 passenger")
+    child.expect(r"seat 0 \(passenger@\d+\): ")
+    child.sendintr()
+    child.expect_exact("Game saved to g.json")
+    assert finish(child) == 0
+    replay = load_replay(tmp_path / "g.json")
+    mine = next(i for i, d in enumerate(replay.decisions) if d.seat == 0)
+    handed = replay.holders.index("passenger")
+    assert replay.seats == ("passenger", "random") and replay.holders[mine] == "human" and handed > mine
+    child = spawn("replay", "g.json", cwd=tmp_path)
+    child.expect_exact(f"replay 0/{len(replay.decisions)}> ")
+    child.sendline(f"g {mine + 1}")
+    child.expect_exact(f"Decision {mine + 1}: seat 0 (person): pass")
+    child.sendline(f"g {handed + 1}")
+    child.expect(rf"Decision {handed + 1}: seat 0 \(passenger@\d+\): ")
     child.sendline("q")
     assert finish(child) == 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -500,6 +501,73 @@ def test_malformed_seats_are_a_replay_error(replay: Replay, seats: object) -> No
     data["seats"] = seats
     with pytest.raises(ReplayError, match=r"seats must list one non-empty name per seat \(3\)"):
         parse_replay(data)
+
+
+def _credited(replay: Replay, seats: tuple[str, ...], handed: int) -> Replay:
+    """``replay`` with ``seats``, seat 0's decisions before ``handed`` credited to a bot."""
+    holders = tuple(
+        "passenger" if d.seat == 0 and i < handed else seats[d.seat] for i, d in enumerate(replay.decisions)
+    )
+    return Replay(replay.seed, replay.config, replay.decisions, replay.final_hash, seats, holders)
+
+
+def test_c_rng_2_holders_are_kept_and_ignored_by_the_replay(replay: Replay, tmp_path: Path) -> None:
+    """Who made each decision is a label too: written where a seat changed hands, read back
+    as written; the decisions, the game they make and its hash are the same without it."""
+    seats = ("human", "random", "human")
+    credited = _credited(replay, seats, 30)
+    path = tmp_path / "game.json"
+    credited.save(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["holders"] == list(credited.holders) and "passenger" in data["holders"]
+    loaded = load_replay(path)
+    assert loaded == credited
+    assert [loaded.holder(i) for i in range(len(loaded.decisions))] == list(credited.holders)
+    assert loaded.verify().state_hash() == replay.final_hash
+    without = {k: v for k, v in data.items() if k not in ("seats", "holders")}
+    assert without == replay.to_json()
+
+
+def test_holders_that_say_no_more_than_the_seats_are_not_written(replay: Replay) -> None:
+    seats = ("human", "random", "human")
+    constant = _credited(replay, seats, 0)
+    data = constant.to_json()
+    assert "holders" not in data
+    loaded = parse_replay(data)
+    assert loaded.holders == ()
+    assert [loaded.holder(i) for i in range(len(replay.decisions))] == list(constant.holders)
+    assert replay.holder(0) is None, "a file with neither says nothing"
+    only = Replay(replay.seed, replay.config, replay.decisions, replay.final_hash, (), constant.holders)
+    assert parse_replay(only.to_json()).holders == constant.holders, "no seats: holders are written"
+
+
+def _with(index: int, value: object) -> Callable[[list[Any]], object]:
+    return lambda holders: [*holders[:index], value, *holders[index + 1 :]]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda h: "human", "holders must be a list, one name per decision, got str"),
+        (lambda h: {"0": "human"}, "holders must be a list, one name per decision, got dict"),
+        (
+            lambda h: ["human", "random"],
+            r"holders names 2 holder\(s\) for \d+ decision\(s\): it must name one per decision",
+        ),
+        (lambda h: h[:-1], r"holders names \d+ holder\(s\) for \d+ decision\(s\)"),
+        (_with(5, 3), r"holders\[5\] must be a non-empty name, got 3"),
+        (_with(5, ""), r"holders\[5\] must be a non-empty name, got ''"),
+        (_with(5, None), r"holders\[5\] must be a non-empty name, got None"),
+    ],
+    ids=["string", "object", "too-few", "one-short", "number", "empty", "null"],
+)
+def test_malformed_holders_are_a_replay_error(
+    replay: Replay, edit: Callable[[list[Any]], object], message: str
+) -> None:
+    data = _credited(replay, ("human", "random", "human"), 30).to_json()
+    data["holders"] = edit(data["holders"])
+    with pytest.raises(ReplayError, match=f"^game.json: {message}"):
+        parse_replay(data, source="game.json")
 
 
 def test_a_save_that_fails_leaves_the_old_file_whole(

@@ -564,8 +564,8 @@ def test_app_undo_seat_and_quit(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "nothing to undo" in text and "undone:" in text
     assert "there is no seat 9" in text and "unknown bot 'bogus'" in text
-    assert "seat 1 is now held by person" in text
-    assert any("Pass the keyboard to seat" in p for p in keys.prompts)
+    assert "seat 1 is now held by you" in text
+    assert any("pass the keyboard to seat" in p for p in keys.prompts)
     assert "Game saved to" in text and "--resume" in text
     assert load_replay(tmp_path / "g.json").seats == ("human", "human")
 

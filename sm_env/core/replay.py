@@ -1,7 +1,8 @@
 """Replay and position files: JSON that re-creates a game exactly (C-rng.2).
 
 A replay holds the rules edition it was made under, the seed, the config, the house rules,
-every accepted decision in order and the hash of the final state. Replaying applies the
+every accepted decision in order and the hash of the final state; optionally who held each
+seat and who made each decision (labels only, see ``Replay``). Replaying applies the
 decisions to a fresh game; ``verify`` also checks the final hash. A position holds the rules
 edition, the config, the house rules, one state's snapshot and its hash: loading rebuilds
 that state (``engine.load_snapshot``) and checks the hash. A file made under another rules
@@ -36,20 +37,41 @@ POSITION_VERSION = 2
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _KEYS = ("format", "version", "rules_edition", "seed", "config", "house_rules", "decisions", "final_hash")
 _POSITION_KEYS = ("format", "version", "rules_edition", "config", "house_rules", "state", "hash")
-_OPTIONAL_KEYS = ("seats",)
+_OPTIONAL_KEYS = ("seats", "holders")
 
 
 @dataclass(frozen=True, slots=True)
 class Replay:
     """``final_hash`` is the hash of the state after the decisions (the game may go on);
-    ``seats`` optionally says who held each seat (``"human"`` or a bot spec): a label for
-    the table and its resume, which replaying ignores."""
+    ``seats`` optionally says who held each seat (``"human"`` or a bot spec) at the end, and
+    ``holders`` who made each decision, one label per decision (written only when some seat
+    changed hands during the game). Both are labels for the table, its resume and the viewer,
+    which replaying and the hash ignore."""
 
     seed: int
     config: GameConfig
     decisions: tuple[Intent, ...]
     final_hash: str
     seats: tuple[str, ...] = ()
+    holders: tuple[str, ...] = ()
+
+    def holder(self, index: int) -> str | None:
+        """Who made decision ``index``: its recorded holder, else its seat's; None when the
+        file records neither."""
+        if self.holders:
+            return self.holders[index]
+        if self.seats:
+            return self.seats[self.decisions[index].seat]
+        return None
+
+    def _changed_hands(self) -> bool:
+        """Whether ``holders`` says more than ``seats``: some decision's holder is not its
+        seat's holder at the end."""
+        if not self.holders or not self.seats:
+            return bool(self.holders)
+        return any(
+            holder != self.seats[d.seat] for holder, d in zip(self.holders, self.decisions, strict=True)
+        )
 
     def to_json(self, catalogue: Catalogue | None = None) -> dict[str, Any]:
         cat = catalogue or load_catalogue()
@@ -63,6 +85,7 @@ class Replay:
             "decisions": [intent_to_json(d, cat) for d in self.decisions],
             "final_hash": self.final_hash,
             **({"seats": list(self.seats)} if self.seats else {}),
+            **({"holders": list(self.holders)} if self._changed_hands() else {}),
         }
 
     def save(self, path: str | os.PathLike[str], catalogue: Catalogue | None = None) -> None:
@@ -118,7 +141,20 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         raise ReplayError(
             f"{source}: seats must list one non-empty name per seat ({config.offices}), got {seats!r}"
         )
-    return Replay(seed, config, tuple(intents), final_hash, tuple(seats))
+    holders = data.get("holders", [])
+    if not isinstance(holders, list):
+        raise ReplayError(
+            f"{source}: holders must be a list, one name per decision, got {type(holders).__name__}"
+        )
+    if holders and len(holders) != len(intents):
+        raise ReplayError(
+            f"{source}: holders names {len(holders)} holder(s) for {len(intents)} decision(s): "
+            "it must name one per decision"
+        )
+    for i, holder in enumerate(holders):
+        if not isinstance(holder, str) or not holder:
+            raise ReplayError(f"{source}: holders[{i}] must be a non-empty name, got {holder!r}")
+    return Replay(seed, config, tuple(intents), final_hash, tuple(seats), tuple(holders))
 
 
 def load_replay(path: str | os.PathLike[str], catalogue: Catalogue | None = None) -> Replay:

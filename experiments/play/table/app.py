@@ -4,9 +4,13 @@
 quits. At a person's decision it draws the table from that seat's view (the full table when
 the turn comes round, the seat's own station between its own decisions), lists the legal
 decisions (``Menu``) and reads a number, a name or a command. A bot's decision is one line,
-with the events it caused, ``pace`` seconds apart. Nothing hidden is printed: the table comes
-from a seat view, a hand is listed only for the seat a person holds (with several, only the
-one deciding), and a face-down draw is named only to its seat (``events.event_line``).
+with the events it caused, ``pace`` seconds apart; before a person's decision, what happened
+since that seat's last one (``notices.since_last_turn``). Nothing hidden is printed: the table
+comes from a seat view, a hand is listed only for the seat a person holds (with several, only
+the one deciding), and a face-down draw is named only to its seat (``events.event_line``,
+through ``notices.notice_line``).
+With several seats held by people (hot-seat), the screen and the terminal's scrollback are
+cleared and a cover line waits for Enter whenever the deciding person's seat changes.
 """
 
 from __future__ import annotations
@@ -21,17 +25,26 @@ from rich.text import Text
 
 from agents import BotSpecError, WinEstimator, bot_name, make_bot, seat_seed
 from experiments.play.table.builder import MovePicker
-from experiments.play.table.events import event_line
 from experiments.play.table.menu import Entry, Menu, MenuError, TrayChoice, intent_label, pick_by_name
+from experiments.play.table.notices import (
+    GOAL_TEXT,
+    notice_line,
+    opening_lines,
+    play_warning,
+    since_last_turn,
+)
 from experiments.play.table.render import full_table, seat_table, station_signature
 from experiments.play.table.session import HUMAN, Decided, SaveError, SeatError, Session, check_save_target
-from sm_env.core import CLOCK, Event, HouseRules, IllegalIntent, Intent, MoveTray
+from sm_env.core import CLOCK, Event, HouseRules, IllegalIntent, Intent, MoveTray, PlayCard
 
 DEFAULT_HINT_BOT = "dispatcher"
 AHEAD_SAMPLES = 24  # rollouts behind ``ahead``: about a second at 3 offices
 LOG_LINES = 20
+CLEAR_SCROLLBACK = "\x1b[3J"  # xterm's "erase saved lines": Console.clear() leaves the scrollback
 
-HELP = """\
+HELP = f"""\
+{GOAL_TEXT}
+
 Pick a decision by its number or by a short name: a word or two of it is enough when only one
 decision matches (pass, draw, end, switch, play mine, take 1, lay straight 0 1, clear, hold).
 A switching Move is built step by step: pick the tray's entry, then the card to go to, the
@@ -60,10 +73,9 @@ class _Changed(Exception):
 
 
 def seat_labels(seats: Sequence[str]) -> list[str]:
-    """How the seats are called at the table: ``you`` (``person`` when several seats are a
-    person's), or the bot's short name."""
-    people = sum(1 for s in seats if s == HUMAN)
-    return [("you" if people == 1 else "person") if s == HUMAN else bot_name(s) for s in seats]
+    """How the seats are called at the table: ``you`` for a seat a person holds (hot-seat:
+    whoever holds it is at the keyboard on its turn), else the bot's short name."""
+    return ["you" if s == HUMAN else bot_name(s) for s in seats]
 
 
 class TableApp:
@@ -86,7 +98,8 @@ class TableApp:
         self.sleep = sleep
         self.resumed = resumed
         self.need_full = True
-        self.last_person: int | None = None
+        self.last_person: int | None = None  # the person's seat whose view was drawn last
+        self.summarised: tuple[int, int] | None = None  # (seat, decisions) of the last "since" section
         self.heading: tuple[int, int] | None = None
         self.bots_alone_told = False
         self.legend_shown = False
@@ -130,15 +143,16 @@ class TableApp:
                 f"The game is saved after every decision to {s.save_path} "
                 f"(resume with: station-master play --resume {s.save_path})"
             )
-        if self.resumed:
+        if self.resumed or s.decisions:
             board = s.state
             self._say(
                 f"Resumed after {len(s.decisions)} decision(s): Day {board.day + 1}, Stage {board.stage + 1} "
                 f"({board.clock()})"
             )
         else:
-            self._show_events(list(s.log), ())
-        self._say("Type 'help' at a prompt for the commands.", "dim")
+            for line in opening_lines(list(s.log), s.state, labels):
+                self._say(f"    {line}", "dim")
+        self._say("Type 'help' at a prompt for the goal, how revenue is earned and the commands.", "dim")
 
     def _quit(self) -> None:
         path = self.session.save_path
@@ -212,7 +226,7 @@ class TableApp:
     def _show_events(self, events: Sequence[Event], reveal: Collection[int]) -> None:
         for event in events:
             self._heading(event)
-            self._say(f"    {event_line(event, self.session.state, reveal)}", "dim")
+            self._say(f"    {notice_line(event, self.session.state, reveal)}", "dim")
 
     def _show_decided(self, decided: Decided) -> None:
         problem = self.session.save_problem
@@ -250,6 +264,7 @@ class TableApp:
 
     def _show_menu(self, seat: int, menu: Menu) -> None:
         labels = seat_labels(self.session.seats)
+        board = self.session.view(seat).board
         self._say(
             f"Seat {seat} ({labels[seat]}) to decide — a number or a name; 'help' for the commands", "bold"
         )
@@ -257,22 +272,50 @@ class TableApp:
             self._say(f" {group}", "underline")
             for entry in entries:
                 self._say(f"  {entry.number:>3}  {entry.label}")
+                action = entry.action
+                warning = play_warning(board, action.card) if isinstance(action, PlayCard) else None
+                if warning:
+                    self._say(f"       warning: {warning}", "yellow")
+
+    def _show_since(self, seat: int) -> None:
+        """What happened since the seat's last decision, unless nothing did or it was told."""
+        s = self.session
+        records = s.since_turn(seat)
+        if not records or self.summarised == (seat, len(s.decisions)):
+            return
+        self.summarised = (seat, len(s.decisions))
+        events = [event for record in records for event in record.events]
+        labels = seat_labels(s.seats)
+        heading = "Since your last turn:" if len(records) < len(s.decisions) else "Since the game began:"
+        self._say(heading, "bold")
+        for line in since_last_turn(events, s.state, seat, labels):
+            self._say(f"  {line}")
+
+    def _cover(self, seat: int) -> None:
+        """Hot-seat: clear the screen and its scrollback (the last person's hand and draws),
+        then wait for the next person (``quit`` there stops too)."""
+        if self.last_person is not None and self.console.is_terminal and not self.console.is_dumb_terminal:
+            self.console.clear()
+            self.console.file.write(CLEAR_SCROLLBACK)
+            self.console.file.flush()
+            self.drawn.clear()  # the stations drawn before are gone from the screen
+            self.heading = None
+        typed = self.read(f"Seat {seat}'s turn: pass the keyboard to seat {seat}'s player and press Enter ")
+        if typed.strip().lower() in ("quit", "exit"):
+            raise Quit
 
     # ------------------------------------------------------------------ a person's decision
 
     def _person_turn(self, seat: int) -> None:
         s = self.session
-        if len(s.humans()) > 1 and seat != self.last_person:
-            if self.last_person is not None:
-                self.console.clear()  # hide the last seat's hand (on a terminal)
-            self.console.rule(f"Seat {seat}'s turn")
-            self.read(f"Pass the keyboard to seat {seat}'s player, then press Enter> ")
-            self.need_full = True
         if seat != self.last_person:
+            if len(s.humans()) > 1:
+                self._cover(seat)
             self.need_full = True
         self.last_person = seat
         self._show_table(seat, self.need_full)
         self.need_full = False
+        self._show_since(seat)
         view = s.view(seat)
         menu = Menu.of(view.board, view.legal_intents())
         self._show_menu(seat, menu)
@@ -388,7 +431,7 @@ class TableApp:
             self._say("nothing has happened yet")
         for event in events:
             where = f"Day {event.day + 1} Stage {event.stage + 1}"
-            self._say(f"  {where}: {event_line(event, self.session.state, (seat,))}")
+            self._say(f"  {where}: {notice_line(event, self.session.state, (seat,))}")
 
     def _hint(self, seat: int, spec: str, menu: Menu | None) -> None:
         s = self.session
@@ -431,7 +474,6 @@ class TableApp:
             "bold",
         )
         self.need_full = True
-        self.last_person = None if len(self.session.humans()) > 1 else self.last_person
         raise _Changed
 
     def _seat(self, rest: str) -> None:

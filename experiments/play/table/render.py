@@ -19,6 +19,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from experiments.play.table.notices import timetable_warnings
 from sm_env.core import (
     CLOCK,
     EMPTY,
@@ -166,7 +167,8 @@ def division_table(board: GameState) -> Table:
 
 def timetable_table(board: GameState) -> RenderableType:
     """The twelve Stages, their clocks and the timetabled train due at each; the current Stage
-    marked. Then held trains, Extras waiting and free Crew Trays."""
+    marked. Then held trains, Extras waiting, free Crew Trays, and a warning for each train
+    that has no run left in the game."""
     cat = board.catalogue
     table = Table(
         box=box.SIMPLE_HEAD, show_edge=False, title="Timetable", title_justify="left", pad_edge=False
@@ -177,7 +179,8 @@ def timetable_table(board: GameState) -> RenderableType:
         table.add_column(f"{mark}{slot + 1}", justify="center")
     table.add_row(*_texts("clock", *(c.replace(":00", "") for c in CLOCK)))
     table.add_row(*_texts("train", *(train_label(cat, c) if c != EMPTY else "." for c in board.timetable)))
-    return Group(table, Text("\n".join(waiting_lines(board))))
+    warnings = [Text(f"warning: {w}", style="yellow") for w in timetable_warnings(board)]
+    return Group(table, Text("\n".join(waiting_lines(board))), *warnings)
 
 
 def _boxes_text(board: GameState, office: int, cell: tuple[int, int]) -> list[str]:

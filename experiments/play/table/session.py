@@ -8,6 +8,10 @@ reported in ``save_problem`` and the game goes on. ``undo`` goes back to a
 person's previous decision by replaying the seed and the decisions before it: the game is
 deterministic, so the state is the one the person saw. ``Session.resume`` rebuilds a saved
 game from its replay and checks the hash it records.
+
+A seat may change hands during a game (``set_seat``), so each decision is recorded with its
+holder (``holders``), and the replay file keeps them where a seat changed hands: a replay
+credits each decision to whoever made it.
 """
 
 from __future__ import annotations
@@ -70,14 +74,18 @@ def seat_label(spec: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Decided:
-    """One accepted decision: who, what (``text``, read before it was applied), the events
-    it caused, and whether a person made it."""
+    """One accepted decision: the seat, what (``text``, read before it was applied), the
+    events it caused, and who made it (``holder``: ``"human"`` or a bot spec)."""
 
     seat: int
     intent: Intent
     text: str
     events: tuple[Event, ...]
-    by_person: bool
+    holder: str
+
+    @property
+    def by_person(self) -> bool:
+        return self.holder == HUMAN
 
 
 class Session:
@@ -104,7 +112,9 @@ class Session:
                 make_bot(spec, 0)  # BotSpecError names an unknown bot or parameter
         self.save_path = Path(save_path) if save_path is not None else None
         self.decisions: list[Intent] = []
+        self.holders: list[str] = []  # who made each decision
         self.by_person: list[bool] = []
+        self.history: list[Decided] = []  # each decision with its events
         self.log: deque[Event] = deque(maxlen=LOG_SIZE)
         self.save_problem: str | None = None  # why the last save to the save file failed
         self._bots: dict[int, Agent] = {}
@@ -127,21 +137,19 @@ class Session:
         save_path: str | Path | None = None,
         catalogue: Catalogue | None = None,
     ) -> Session:
-        """The game a replay holds, with its recorded seats unless ``seats`` is given. The
-        replay must reproduce its recorded hash (``ReplayError`` otherwise)."""
+        """The game a replay holds, with its recorded seats unless ``seats`` is given, each
+        decision credited to its recorded holder (a file that records none: the seat's
+        holder now). The replay must reproduce its recorded hash (``ReplayError`` otherwise)."""
         chosen = list(seats) if seats is not None else list(replay.seats)
         if not chosen:
             raise SeatError("the saved game does not say who held each seat: give --seats")
         session = cls(replay.seed, replay.config, chosen, save_path, catalogue)
         for i, decision in enumerate(replay.decisions):
+            holder = replay.holder(i) or session.seats[decision.seat]
             try:
-                session.state.apply(decision)
+                session._record(decision, holder)
             except IllegalIntent as err:
                 raise ReplayError(f"decision {i} is illegal: {err}") from None
-            session.decisions.append(decision)
-            session.by_person.append(session.seats[decision.seat] == HUMAN)
-            session.log.extend(session.state.events)
-            session.state.events.clear()
         actual = session.state.state_hash()
         if actual != replay.final_hash:
             raise ReplayError(
@@ -189,17 +197,32 @@ class Session:
         seat = self.current()
         if seat < 0:
             raise IllegalIntent("D-end", "the game is over")
+        decided = self._record(intent, self.seats[seat])
+        self.autosave()
+        return decided
+
+    def _record(self, intent: Intent, holder: str) -> Decided:
+        """Apply ``intent`` (``IllegalIntent`` changes nothing) and record it as ``holder``'s."""
         text = describe(self.state, intent)
         self.state.events.clear()
         self.state.apply(intent)
         events = tuple(self.state.events)
         self.state.events.clear()
+        decided = Decided(intent.seat, intent, text, events, holder)
         self.decisions.append(intent)
-        by_person = self.is_human(seat)
-        self.by_person.append(by_person)
+        self.holders.append(holder)
+        self.by_person.append(decided.by_person)
+        self.history.append(decided)
         self.log.extend(events)
-        self.autosave()
-        return Decided(seat, intent, text, events, by_person)
+        return decided
+
+    def since_turn(self, seat: int) -> list[Decided]:
+        """The decisions made since ``seat``'s last one (all of them if it has made none):
+        what happened between its turns."""
+        for i in range(len(self.history) - 1, -1, -1):
+            if self.history[i].seat == seat:
+                return self.history[i + 1 :]
+        return list(self.history)
 
     def bot_choice(self) -> Intent:
         """What the bot of the deciding seat decides, from that seat's view."""
@@ -225,21 +248,27 @@ class Session:
         return taken
 
     def rebuild(self, count: int) -> None:
-        """The game after its first ``count`` decisions, replayed from the seed."""
-        decisions = self.decisions[:count]
+        """The game after its first ``count`` decisions, replayed from the seed, each still
+        credited to its holder."""
+        kept = list(zip(self.decisions[:count], self.holders[:count], strict=True))
         self.state = self._fresh()
-        for decision in decisions:
-            self.state.apply(decision)
-            self.log.extend(self.state.events)
-            self.state.events.clear()
-        del self.decisions[count:]
-        del self.by_person[count:]
+        self.decisions.clear()
+        self.holders.clear()
+        self.by_person.clear()
+        self.history.clear()
+        for decision, holder in kept:
+            self._record(decision, holder)
 
     # ------------------------------------------------------------------ saving
 
     def replay(self) -> Replay:
         return Replay(
-            self.seed, self.config, tuple(self.decisions), self.state.state_hash(), tuple(self.seats)
+            self.seed,
+            self.config,
+            tuple(self.decisions),
+            self.state.state_hash(),
+            tuple(self.seats),
+            tuple(self.holders),
         )
 
     def autosave(self) -> None:

@@ -5,12 +5,13 @@ decisions (0 is the start). It replays every decision once when made (so a bad f
 once, with ``ReplayError``; with ``verify`` also when the final hash is not the recorded
 one), keeps a copy of the state every ``CHECKPOINT`` decisions and
 rebuilds any position from the nearest copy before it. ``run_viewer`` is the terminal loop.
-A viewer of a recorded game is nobody's seat: it shows every hand.
+A viewer of a recorded game is nobody's seat: it shows every hand. Each decision is credited
+to whoever made it (``Replay.holder``), and the seats are labelled by who held them there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -44,13 +45,15 @@ HELP = """\
 @dataclass(frozen=True, slots=True)
 class Visit:
     """Position ``index``: the state there, the decision that led to it (read before it was
-    applied) and the events it caused; the setup events at position 0."""
+    applied), who made it (None when the file does not say) and the events it caused; the
+    setup events at position 0."""
 
     index: int
     state: GameState
     decision: str | None
     seat: int
     events: tuple[Event, ...]
+    holder: str | None = None
 
 
 class Positions:
@@ -97,37 +100,48 @@ class Positions:
         state.apply(decision)
         events = tuple(state.events)
         state.events.clear()
-        return Visit(index, state, text, decision.seat, events)
+        return Visit(index, state, text, decision.seat, events, self.replay.holder(index - 1))
+
+    def holders_at(self, index: int) -> list[str | None]:
+        """Who held each seat at position ``index``: the holder of its last decision up to
+        there, else of its next one, else its holder at the end (None: not recorded)."""
+        replay = self.replay
+        held: list[str | None] = list(replay.seats) or [None] * replay.config.offices
+        if replay.holders:
+            found: set[int] = set()
+            for i in [*range(index - 1, -1, -1), *range(index, self.total)]:
+                seat = replay.decisions[i].seat
+                if seat not in found:
+                    found.add(seat)
+                    held[seat] = replay.holders[i]
+        return held
 
 
-def viewer_labels(replay: Replay) -> list[str]:
-    """Who held each seat, as the file records it (``seat N`` when it does not)."""
-    if not replay.seats:
-        return [f"seat {s}" for s in range(replay.config.offices)]
-    out = []
-    for spec in replay.seats:
-        if spec == HUMAN:
-            out.append("person")
-            continue
-        try:
-            out.append(bot_name(spec))
-        except BotSpecError:
-            out.append(spec)
-    return out
+def holder_label(holder: str | None, seat: int) -> str:
+    """A seat's holder as the viewer names it: ``person``, the bot's short name, or ``seat N``
+    when the file does not say."""
+    if holder is None:
+        return f"seat {seat}"
+    if holder == HUMAN:
+        return "person"
+    try:
+        return bot_name(holder)
+    except BotSpecError:
+        return holder
 
 
 def run_viewer(positions: Positions, console: Console, name: str, read: Callable[[str], str] = input) -> int:
     """Step through the game at the keyboard (see ``HELP``)."""
-    labels = viewer_labels(positions.replay)
     total = positions.total
     index = 0
 
     def show(visit: Visit) -> None:
         board = visit.state
+        labels = [holder_label(h, seat) for seat, h in enumerate(positions.holders_at(visit.index))]
         console.rule(Text(f"Replay of {name}: decision {visit.index} of {total}"))
         console.print(Text("A viewer of a recorded game sees every seat's hand.", style="dim"))
         console.print(full_table(board, labels, range(board.n)))
-        _show_visit(console, visit, labels, board)
+        _show_visit(console, visit, board)
 
     console.print(
         Text(
@@ -183,14 +197,13 @@ def _target(text: str, index: int, total: int) -> int | Text | None:
     return Text(f"unknown command {text!r}:\n{HELP}", style="red")
 
 
-def _show_visit(console: Console, visit: Visit, labels: Sequence[str], board: GameState) -> None:
+def _show_visit(console: Console, visit: Visit, board: GameState) -> None:
     if visit.decision is None:
         console.print(Text(f"The start (0 of the game's decisions); Stage 1, {CLOCK[0]}", style="bold"))
     else:
         what = visit.decision.split(": ", 1)[1]
-        console.print(
-            Text(f"Decision {visit.index}: seat {visit.seat} ({labels[visit.seat]}): {what}", style="bold")
-        )
+        by = holder_label(visit.holder, visit.seat)
+        console.print(Text(f"Decision {visit.index}: seat {visit.seat} ({by}): {what}", style="bold"))
     for event in visit.events:
         console.print(Text(f"    {event_text(event, board)}", style="dim"))
     if visit.index and not visit.events:
