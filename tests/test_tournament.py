@@ -34,6 +34,7 @@ from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.errors import IllegalIntent
 from sm_env.core.intents import Intent, IntentKind
+from sm_env.core.replay import load_replay
 from sm_env.core.state import SeatView
 
 _REVENUE_WORK = {
@@ -293,7 +294,7 @@ def test_a_gauntlet_pairs_each_bot_with_the_opponent_in_its_own_games(
 
 def test_a_tournament_game_is_a_plain_game_of_the_same_bots() -> None:
     config = GameConfig(offices=3, days=2)
-    result = tour.play_one((0, 0, 5, config, ("random", "random", "random")))
+    result = tour.play_one((0, 0, 5, config, ("random", "random", "random"), ""))
     state = new_game(config, 5)
     decisions = play_game(state, [RandomAgent(seat_seed(5, s)) for s in range(3)])
     assert result.revenue == state.revenue() and result.winners == state.winners()
@@ -500,8 +501,28 @@ def test_a_game_failing_in_a_worker_is_reported_not_hung() -> None:
     traceback (an exception that does not pickle used to kill the pool's result thread and
     hang the run); the core's IllegalIntent pickles by its rule id and message."""
     config = GameConfig(offices=1, days=1)
-    tasks = [(0, 0, 1, config, ("random",)), (1, 0, 2, config, ("nosuch",))]
+    tasks: list[tour.Job] = [(0, 0, 1, config, ("random",), ""), (1, 0, 2, config, ("nosuch",), "")]
     with pytest.raises(GameFailed, match=r"(?s)task \(1, 0, 2, .*unknown bot 'nosuch'"):
         run_all(tour.play_one, tasks, jobs=2)
     error = pickle.loads(pickle.dumps(IllegalIntent("R7.4", "no car fits")))
     assert (error.rule_id, error.message, str(error)) == ("R7.4", "no car fits", "[R7.4] no car fits")
+
+
+def test_replays_folder_holds_each_games_replay(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``--replays DIR``: a replay file per game, named by seed and seating, that re-runs to
+    the revenue the CSV records (and opens in the replay viewer and the browser table)."""
+    path, folder = tmp_path / "t.csv", tmp_path / "replays"
+    argv = ("--bots", "random,passenger", "--offices", "2", "--games", "2", "--seed", "40")
+    code, _, err = run(
+        capsys, "tournament", *argv, "--jobs", "1", "--csv", str(path), "--replays", str(folder)
+    )
+    assert code == 0, err
+    rows = list(csv.DictReader(path.open()))
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        tour.replay_name(int(r["game_seed"]), int(r["seating"])) for r in rows
+    )
+    for row in rows:
+        replay = load_replay(folder / tour.replay_name(int(row["game_seed"]), int(row["seating"])))
+        state = replay.verify()
+        assert list(state.revenue()) == [int(row["seat0_revenue"]), int(row["seat1_revenue"])]
+        assert list(replay.seats) == [row[f"seat{s}_bot"].split("@")[0] for s in range(2)]

@@ -76,6 +76,11 @@ def _add_tournament_arguments(match: argparse.ArgumentParser) -> None:
     match.add_argument(
         "--plot", metavar="FILE.png", help="ratings and revenue chart (default: the CSV's name, .png)"
     )
+    match.add_argument(
+        "--replays",
+        metavar="DIR",
+        help="also write each game's replay file in DIR (game-SEED-seating-K.json)",
+    )
     add_house_rule_option(match)
     match.add_argument("--json", action="store_true", help="print only a JSON summary")
     match.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -93,6 +98,8 @@ def _run_tournament(args: argparse.Namespace) -> int:
     plot_path = Path(args.plot) if args.plot else csv_path.with_suffix(".png")
     if not plot_path.parent.is_dir():  # found out now, not after the games
         raise tour.TournamentError(f"no folder {plot_path.parent} to write the plot {plot_path} in")
+    if args.replays:
+        Path(args.replays).mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     with csv_path.open("w", newline="", encoding="utf-8") as out:
         last_seed, lineups = match.seed + match.deals - 1, seatings[-1].lineup + 1
@@ -101,7 +108,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
             f"{total} games: {match.deals} deals (seeds {match.seed}..{last_seed}) under {len(seatings)} "
             f"seatings ({lineups} line-up(s) × {config.offices} rotation(s)), {args.jobs} job(s)",
         )
-        results = tour.play(match, args.jobs, progress=_progress(args))
+        results = tour.play(match, args.jobs, progress=_progress(args), replays=args.replays or "")
         tour.write_csv(out, match, seatings, results)
     wall = time.perf_counter() - start
     summaries = tour.summarize(match, seatings, results)

@@ -54,7 +54,7 @@ from experiments.arena.stats import (
     skill_share,
     wilson,
 )
-from sm_env.core import GameConfig, Intent, SeatView, new_game
+from sm_env.core import GameConfig, Intent, Replay, SeatView, new_game
 
 CONFIDENCE = 0.95
 _SEED_MAX = 0xFFFFFFFF
@@ -162,17 +162,25 @@ class _Timed:
         return intent
 
 
-Job = tuple[int, int, int, GameConfig, tuple[str, ...]]  # deal, seating, game seed, config, bots
+# deal, seating, game seed, config, bots, the folder for the game's replay file ("": none)
+Job = tuple[int, int, int, GameConfig, tuple[str, ...], str]
+
+
+def replay_name(game_seed: int, seating: int) -> str:
+    return f"game-{game_seed}-seating-{seating}.json"
 
 
 def play_one(job: Job) -> GameResult:
     """Play one game of a tournament (the pool's worker: top level, so spawn can pickle it)."""
-    deal, seating, game_seed, config, bots = job
+    deal, seating, game_seed, config, bots, replays = job
     start = time.perf_counter()
     state = new_game(config, game_seed)
     timed = [_Timed(make_bot(bot, seat_seed(game_seed, seat))) for seat, bot in enumerate(bots)]
     decisions = play_game(state, timed)
     wall = time.perf_counter() - start
+    if replays:
+        replay = Replay(game_seed, config, tuple(decisions), state.state_hash(), bots)
+        replay.save(Path(replays) / replay_name(game_seed, seating))
     seats = range(config.offices)
 
     return GameResult(
@@ -191,11 +199,14 @@ def play_one(job: Job) -> GameResult:
     )
 
 
-def play(tournament: Tournament, jobs: int = 1, progress: bool = False) -> list[GameResult]:
-    """Every deal under every seating, in (deal, seating) order whatever ``jobs`` is."""
+def play(
+    tournament: Tournament, jobs: int = 1, progress: bool = False, replays: str = ""
+) -> list[GameResult]:
+    """Every deal under every seating, in (deal, seating) order whatever ``jobs`` is; with
+    ``replays`` a folder, each game's replay file is written there too (``replay_name``)."""
     seating_list = tournament.seatings()
     tasks: list[Job] = [
-        (deal, s.index, tournament.seed + deal, tournament.game, s.bots)
+        (deal, s.index, tournament.seed + deal, tournament.game, s.bots, replays)
         for deal in range(tournament.deals)
         for s in seating_list
     ]

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from agents import BotSpecError, WinEstimator, make_bot, seat_seed
-from experiments.play.table.events import event_line
 from experiments.play.table.menu import intent_label
+from experiments.play.table.notices import notice_line
 from experiments.play.table.session import HUMAN, Session
 from experiments.play.table.viewer import Positions
 from sm_env.core import (
@@ -167,7 +167,7 @@ class WebGame:
         for entry in self.log[since:]:
             lines = []
             for event in entry.events:
-                text = event_line(event, self.state, reveal)
+                text = notice_line(event, self.state, reveal)
                 lines.append(
                     {"text": plain_line(text, seat, labels), "rule": rule_of(text) if rules else None}
                 )

@@ -14,6 +14,7 @@ gets a 4xx with ``{"error": message}`` and changes nothing.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents import LEVELS, REGISTRY, WinEstimator
+from experiments.play.table.notices import GOAL_TEXT, play_warning, since_last_turn, timetable_warnings
 from experiments.play.table.session import HUMAN
 from experiments.play.web.decisions import PHASE_WORDS, decision_list, hand_reasons, move_preview, unavailable
 from experiments.play.web.games import (
@@ -49,6 +51,7 @@ MAX_BODY = MAX_REPLAY_BYTES + 4096
 AHEAD_SAMPLES = 24
 LOG_TAIL = 400  # decisions of the log sent with a table
 RECENT = 6  # a watcher sees the last few decisions marked on the board
+_SEAT_NOTE = re.compile(r"\bseat (\d+) \([^()]*\)")  # "seat 1 (medium)": plain_line names the seat again
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -121,7 +124,17 @@ def table_payload(game: WebGame, seat: int | None, rules: bool = False) -> dict[
         marks["cells"] += cells
         marks["trays"] += trays
     payload["recent"] = marks
+    payload["warnings"] = timetable_warnings(board)
     if seat is not None:
+        events = [event for entry in game.log[since:] for event in entry.events]
+        payload["since"] = [
+            plain_line(line, seat, labels) for line in since_last_turn(events, board, seat, labels)
+        ]
+        payload["hand_warnings"] = {
+            str(card): warning
+            for card in board.hands[seat]
+            if (warning := play_warning(board, card)) is not None
+        }
         legal = view.legal_intents()
         payload["decisions"] = decision_list(board, legal)
         payload["unavailable"] = unavailable(board, seat, shown, legal)
@@ -156,6 +169,7 @@ def make_app(store: GameStore) -> Starlette:
             "modes": [mode.value for mode in Mode],
             "offices": [MIN_OFFICES, MAX_OFFICES],
             "human": HUMAN,
+            "goal": GOAL_TEXT,
         })  # fmt: skip
 
     async def create(request: Request) -> Response:

@@ -86,9 +86,7 @@ async function homePage() {
   const mode = h("select", {id: "mode"}, options.modes.map(m => h("option", {value: m}, m)));
   const form = h("form", {id: "setup", "data-testid": "setup"},
     h("h2", {}, "A new game"),
-    h("p", {class: "goal"}, "You run a railroad office. Trains come through your station; board and detrain passengers, " +
-      "load and unload freight at your industries, and earn revenue for each. When the last day ends, the most revenue wins " +
-      "(co-op: the team wins by reaching the target together)."),
+    h("details", {class: "goal", open: true}, h("summary", {}, "How the game is won"), h("div", {class: "goal-text"}, options.goal)),
     h("label", {}, "Offices (seats): ", offices), seatRows,
     h("label", {}, "Days: ", h("input", {id: "days", type: "number", min: 1, max: 10, value: 2})),
     h("label", {}, "Mode: ", mode),
@@ -340,6 +338,7 @@ async function gamePage(id) {
   G.mode = wanted === "hotseat" ? "hotseat" : wanted === "watch" ? "watch" : "seat";
   G.seat = G.mode === "seat" ? Number(wanted) : null;
   G.pace = localStorage.getItem("sm-pace") || "slow";
+  G.goal = (await api("GET", "/api/options")).data.goal;
   document.addEventListener("keydown", event => { if (event.key === "Escape") { G.card = null; G.move = null; G.choices = null; render(); } });
   await refresh();
 }
@@ -499,7 +498,8 @@ function render() {
   const hand = G.seat !== null ? scene.seats[G.seat].hand || [] : [];
   const handPanel = h("section", {id: "hand", "data-testid": "hand"}, h("h3", {}, G.seat !== null ? `Your hand (${hand.length})` : "Hands"),
     G.seat !== null ? h("div", {class: "cards"}, hand.map((card, i) => cardFace(card, {
-      testid: `hand-${i}`, selected: G.card === card.card, why: data.hand_reasons[String(card.card)],
+      testid: `hand-${i}`, selected: G.card === card.card,
+      why: data.hand_reasons[String(card.card)] || (data.hand_warnings || {})[String(card.card)],
       disabled: Boolean(data.hand_reasons[String(card.card)]),
       onclick: () => {
         if (data.hand_reasons[String(card.card)]) return say(data.hand_reasons[String(card.card)]);
@@ -508,7 +508,9 @@ function render() {
     }))) : null,
     h("p", {}, scene.seats.filter(x => x.seat !== G.seat).map(x => `${x.label}: ${x.hand_count} card(s)`).join(" · ")));
 
-  const side = h("aside", {id: "side"}, turnPanel(data, myTurn), sincePanel(data), revenuePanel(scene),
+  const help = h("details", {class: "goal", "data-testid": "how-to-win"}, h("summary", {}, "How the game is won"),
+    h("div", {class: "goal-text"}, G.goal || ""));
+  const side = h("aside", {id: "side"}, turnPanel(data, myTurn), sincePanel(data), revenuePanel(scene), help,
     timetablePanel(scene, data.warnings), logPanel(data));
   const main = h("div", {id: "board"}, railway, stations, handPanel, departmentsPanel(scene));
   document.getElementById("app").replaceChildren(h("div", {class: "table"}, main, side));
@@ -701,14 +703,9 @@ function cellName(cell) {
 }
 
 function sincePanel(data) {
-  if (G.seat === null || data.last_turn === undefined) return null;
-  const entries = data.log.filter(e => e.number >= data.last_turn && e.seat !== G.seat);
-  if (!entries.length) return null;
-  const lines = entries.flatMap(e => e.events.length ? e.events.map(x => x.text) : [e.text]);
-  const shown = lines.slice(-12);
+  if (G.seat === null || !data.since || !data.since.length) return null;
   return h("section", {id: "since", "data-testid": "since"}, h("h3", {}, "Since your last turn"),
-    h("ul", {}, lines.length > shown.length ? h("li", {}, `… ${lines.length - shown.length} earlier line(s)`) : null,
-      shown.map(line => h("li", {class: /^[+-]\d/.test(line) ? "money" : ""}, line))));
+    h("ul", {}, data.since.map(line => h("li", {class: /^[+-]\d/.test(line) ? "money" : ""}, line))));
 }
 
 function logPanel(data) {
