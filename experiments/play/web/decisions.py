@@ -26,6 +26,7 @@ from sm_env.core import (
     MoveTray,
     Phase,
     apply_move,
+    train_label,
 )
 
 _GROUP_OF = {kind: name for name, kinds in GROUPS for kind in kinds}
@@ -74,6 +75,36 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _cell_words(board: GameState, office: int, cell: tuple[int, int]) -> str:
+    placed = board.stations[office].grid.get(cell)
+    name = board.catalogue.cards[placed[0]].name if placed is not None else "track"
+    return f"{name} ({cell[0]}, {cell[1]})"
+
+
+def move_words(board: GameState, move: MoveTray) -> str:
+    """A switching Move in words: the train, where it goes and by which cards, the cars it
+    leaves and pushes off."""
+    tray = board.trays[move.tray]
+    office = tray.office
+    words = [
+        f"move {train_label(board.catalogue, tray.train)} from {_cell_words(board, office, move.path[0])} "
+        f"to {_cell_words(board, office, move.path[-1])}"
+    ]
+    if len(move.path) > 2:
+        words.append("via " + ", ".join(f"({r}, {c})" for r, c in move.path[1:-1]))
+    left = [(cell, k) for cell, k in zip(move.path, move.drops, strict=True) if k]
+    for cell, k in left:
+        words.append(f"leaving {k} car{'s' if k > 1 else ''} at ({cell[0]}, {cell[1]})")
+    if move.push:
+        words.append(f"pushing {move.push} car{'s' if move.push > 1 else ''} off ahead at the end")
+    return ", ".join(words)
+
+
+def decision_label(board: GameState, intent: Intent) -> str:
+    """A decision as the page words it (a Move in words, the rest as the terminal table does)."""
+    return move_words(board, intent) if isinstance(intent, MoveTray) else intent_label(board, intent)
+
+
 def decision_info(board: GameState, index: int, intent: Intent) -> dict[str, Any]:
     """One legal intent: its number, kind, group, label and its fields (cells as [row, col])."""
     fields = {f.name: _plain(getattr(intent, f.name)) for f in dataclasses.fields(intent) if f.name != "seat"}
@@ -81,7 +112,7 @@ def decision_info(board: GameState, index: int, intent: Intent) -> dict[str, Any
         "id": index,
         "kind": intent.kind.value,
         "group": _GROUP_OF[intent.kind],
-        "label": intent_label(board, intent),
+        "label": decision_label(board, intent),
         **fields,
     }
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from agents import BotSpecError, WinEstimator, make_bot, seat_seed
-from experiments.play.table.menu import intent_label
 from experiments.play.table.notices import notice_line
 from experiments.play.table.session import HUMAN, Session
 from experiments.play.table.viewer import Positions
+from experiments.play.web.decisions import decision_label
 from sm_env.core import (
     Catalogue,
     Event,
@@ -215,7 +215,7 @@ class WebGame:
 
     def _apply(self, intent: Intent) -> None:
         seat = self.state.current_player()
-        text = intent_label(self.state, intent)
+        text = decision_label(self.state, intent)
         office = self.state.office_of_seat[seat]
         decided = self.session.decide(intent)
         self.log.append(
@@ -249,7 +249,7 @@ class WebGame:
         return {
             "bot": spec,
             "decision": legal.index(intent),
-            "label": intent_label(view.board, intent),
+            "label": decision_label(view.board, intent),
             "reason": hint_reason(view.board, intent, getattr(bot, "reason", None)),
         }
 
@@ -261,7 +261,7 @@ class WebGame:
         for number, intent in enumerate(self.session.decisions):
             state.events.clear()
             seat = intent.seat
-            text = intent_label(state, intent)
+            text = decision_label(state, intent)
             office = state.office_of_seat[seat]
             state.apply(intent)
             holder = holders[number] if holders else self.session.seats[seat]
@@ -287,22 +287,39 @@ def touched(entry: LogEntry, board: GameState) -> tuple[list[dict[str, Any]], li
     return cells, trays
 
 
-_WORTH = re.compile(r"^worth (-?[\d.]+), against (-?[\d.]+) for the next best \((.*)\)$")
+# A heuristic's reasons, in a person's words: (pattern, wording); values are its own estimates
+# of the Revenue a choice leads to.
+_REASONS = (
+    (
+        re.compile(r"^worth (-?[\d.]+), against (-?[\d.]+) for the next best \((.*)\)$"),
+        "by its reckoning this brings about {0:.1f} Revenue in time, against {1:.1f} for the next best ({2})",
+    ),
+    (re.compile(r"^worth (-?[\d.]+)$"), "by its reckoning this brings about {0:.1f} Revenue in time"),
+    (
+        re.compile(r"^playing it is worth (-?[\d.]+) now$"),
+        "by its reckoning, playing it now brings about {0:.1f} Revenue in time",
+    ),
+    (
+        re.compile(r"^a plan of (\d+) Move\(s\) raises its station's score from (-?[\d.]+) to (-?[\d.]+)$"),
+        "the first of {0:.0f} Moves that set your station up to earn more (its estimate: {1:.1f} to {2:.1f})",
+    ),
+    (
+        re.compile(r"^the first step of the best order of its workers' actions \(a search of \d+ nodes\)$"),
+        "the first step of the best order for your workers this Stage",
+    ),
+)
 
 
 def hint_reason(board: GameState, intent: Intent, bot_reason: str | None) -> str:
     """A plain reason for a hint: the bot's own in words (its option values read as the
     Revenue it expects), else what the decision is for."""
     if bot_reason:
-        worth = _WORTH.match(bot_reason)
-        if worth:
-            return (
-                f"it expects this to bring about {float(worth.group(1)):.1f} Revenue in time, "
-                f"against {float(worth.group(2)):.1f} for the next best choice ({worth.group(3)})"
-            )
-        if bot_reason.startswith("worth "):
-            return f"it expects this to bring about {float(bot_reason.split()[1]):.1f} Revenue in time"
-        return bot_reason
+        for pattern, wording in _REASONS:
+            found = pattern.match(bot_reason)
+            if found:
+                values = [float(v) if re.fullmatch(r"-?[\d.]+", v) else v for v in found.groups()]
+                return wording.format(*values)
+        return re.sub(r"\bits (station|office|workers|Porters|Laborers)\b", r"your \1", bot_reason)
     if isinstance(intent, MoveTray):
         return "it moves a train to where its cars can be worked or picked up"
     kind = intent.kind.value.replace("_", " ")

@@ -30,7 +30,14 @@ from starlette.staticfiles import StaticFiles
 from agents import LEVELS, REGISTRY, WinEstimator
 from experiments.play.table.notices import GOAL_TEXT, play_warning, since_last_turn, timetable_warnings
 from experiments.play.table.session import HUMAN
-from experiments.play.web.decisions import PHASE_WORDS, decision_list, hand_reasons, move_preview, unavailable
+from experiments.play.web.decisions import (
+    PHASE_WORDS,
+    decision_list,
+    hand_reasons,
+    move_preview,
+    move_words,
+    unavailable,
+)
 from experiments.play.web.games import (
     HINT_BOT,
     MAX_REPLAY_BYTES,
@@ -44,7 +51,7 @@ from experiments.play.web.games import (
     touched,
 )
 from experiments.play.web.scene import scene
-from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, describe, event_text
+from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, event_text
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = MAX_REPLAY_BYTES + 4096
@@ -230,7 +237,7 @@ def make_app(store: GameStore) -> Starlette:
                 raise RequestError(f"decision {choice} is not a switching Move")
             move = legal[choice]
             assert isinstance(move, MoveTray)
-            return {"label": describe(view.board, move), **move_preview(view.board, move)}
+            return {"label": move_words(view.board, move), **move_preview(view.board, move)}
 
     async def preview(request: Request) -> Response:
         game = await run_in_threadpool(store.get, request.path_params["game"])

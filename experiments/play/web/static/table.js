@@ -689,7 +689,7 @@ function moveBuilder() {
     }
   }
   if (m.candidates.length === 1 && m.dest) {
-    box.append(h("p", {class: "preview-label"}, m.preview ? m.preview.label.replace(/^seat \d+: /, "") : "…"));
+    box.append(h("p", {class: "preview-label"}, m.preview ? m.preview.label : "…"));
     box.append(h("button", {class: "confirm", "data-testid": "confirm-move", onclick: () => decide(m.candidates[0].id)}, "Confirm the Move"));
   } else if (m.dest) box.append(h("p", {}, `${m.candidates.length} Moves fit so far: choose above.`));
   box.append(h("button", {onclick: () => { G.move = null; render(); }, "data-testid": "cancel-move"}, "Cancel"));
