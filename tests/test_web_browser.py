@@ -195,7 +195,6 @@ def test_set_up_a_game_lay_a_card_by_clicking_and_watch_a_bot_answer(server: str
     # the bots answer on their own at the fast pace, and the person is asked again
     page.wait_for_selector("text=Since your last turn")
     assert "Seat 1 (medium)" in page.locator("[data-testid=since]").inner_text()
-    shot(page, "web-table.png")
 
 
 def test_a_switching_move_built_by_clicking_with_a_preview(server: str, page: Any) -> None:
@@ -205,6 +204,8 @@ def test_a_switching_move_built_by_clicking_with_a_preview(server: str, page: An
     before = api.status(game)["number"]
     pace(page, "step")
     page.goto(f"{server}/game/{game}?seat=0")
+    page.wait_for_selector("text=Your decision")
+    shot(page, "web-table.png")
     train = page.locator("[data-testid=station-1] .train.selectable, svg.station .train.selectable").first
     train.click()
     page.wait_for_selector("[data-testid=move-builder]")

@@ -171,11 +171,12 @@ class WebGame:
                 lines.append(
                     {"text": plain_line(text, seat, labels), "rule": rule_of(text) if rules else None}
                 )
+            said = f"seat {entry.seat}" + (" " if entry.seat == seat else ": ") + entry.text
             out.append({
                 "number": entry.number,
                 "seat": entry.seat,
                 "holder": entry.holder,
-                "text": plain_line(f"seat {entry.seat} {entry.text}", seat, labels),
+                "text": plain_line(said, seat, labels),
                 "events": lines,
             })  # fmt: skip
         return out

@@ -201,7 +201,7 @@ function drawRailway(scene) {
       const here = scene.trains.filter(t => t.where.at === "office" && t.where.office === line.line);
       const seat = scene.seats[station.seat];
       const office = box(Math.max(150, 12 + here.length * 84), `Office ${line.line}: ${station.name}`,
-        `${seat.label}${station.control_point ? " · Control Point" : ""}`, station.seat === scene.seat ? "office mine" : "office", `office-${line.line}`);
+        `${seat.label}${station.control_point ? " · CP" : ""}`, station.seat === scene.seat ? "office mine" : "office", `office-${line.line}`);
       here.forEach((t, i) => office.append(trainGlyph(t, 4 + i * 84, 36)));
     }
   }
@@ -587,7 +587,7 @@ function turnPanel(data, myTurn) {
       if (d.kind === "move_tray") continue;
       (groups[d.group] = groups[d.group] || []).push(d);
     }
-    if (trayList(decisions).length && !G.card) panel.append(h("div", {class: "group"}, h("h4", {}, "Switching Moves"),
+    if (trayList(decisions).length && !G.card) panel.append(h("div", {class: "group"}, h("h4", {}, "Your trains"),
       trayList(decisions).map(tray => h("button", {class: "decision", onclick: () => startMove(tray), "data-testid": `move-tray-${tray}`},
         `Move ${trainName(tray)}… (click its train on your station)`))));
     for (const [group, ds] of Object.entries(groups)) {
