@@ -87,6 +87,14 @@ def test_a_tiny_run_makes_every_file_and_resumes_bit_for_bit(tmp_path: Path) -> 
     assert selfplay(tiny(jobs=2), parts, resume=True, log=lambda _: None)  # jobs change nothing
     assert digests(parts) == digests(whole)
 
+    shorter = tmp_path / "extended"  # a finished run, extended by a generation on resume
+    assert selfplay(tiny(generations=1), shorter, log=lambda _: None)
+    with pytest.raises(SelfPlayError, match="may only extend"):
+        selfplay(tiny(), shorter, resume=True, generations=0, log=lambda _: None)
+    assert selfplay(tiny(), shorter, resume=True, generations=2, log=lambda _: None)
+    assert digests(shorter) == digests(whole)
+    assert "--generations 2 " in json.loads(RunDir(shorter).meta.read_text())["command"]
+
 
 def test_bad_settings_and_directories_are_refused(tmp_path: Path) -> None:
     with pytest.raises(SelfPlayError, match="games must be >= 1"):
@@ -106,6 +114,8 @@ def test_cli_refuses_bad_options_with_a_message(tmp_path: Path, capsys: pytest.C
     assert "games must be >= 1" in capsys.readouterr().err
     assert main(["selfplay", "--out", str(tmp_path / "b"), "--resume", "--games", "3"]) == 2
     assert "drop --games" in capsys.readouterr().err
+    assert main(["selfplay", "--out", str(tmp_path / "b"), "--resume", "--generations", "9"]) == 2
+    assert "no run to resume" in capsys.readouterr().err
     assert main(["selfplay", "--out", str(tmp_path / "c"), "--opponents", "nobody"]) == 2
     assert "unknown bot 'nobody'" in capsys.readouterr().err
 

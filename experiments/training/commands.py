@@ -192,6 +192,10 @@ def _add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_selfplay(args: argparse.Namespace) -> int:
+    # --generations may go with --resume: it extends the run (what is done stays as it is)
+    extend = args.generations if args.resume else None
+    if args.resume:
+        args.generations = None
     conflict = _resume_conflict(args, SELFPLAY_OPTIONS)
     if args.resume and conflict:
         raise SelfPlayError(conflict)
@@ -201,6 +205,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
         settings,
         out,
         resume=args.resume,
+        generations=extend,
         stop_after=args.stop_after,
         progress=not args.quiet,
         log=lambda line: print(line, flush=True),

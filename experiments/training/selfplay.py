@@ -472,17 +472,29 @@ def selfplay(
     out: Path,
     *,
     resume: bool = False,
+    generations: int | None = None,
     stop_after: int | None = None,
     progress: bool = False,
     log: Callable[[str], None] = print,
 ) -> bool:
-    """Run (or go on with) expert iteration in ``out``; True when every generation is done."""
+    """Run (or go on with) expert iteration in ``out``; True when every generation is done.
+    A resumed run may be extended to ``generations`` (never shortened): a generation's files
+    follow from the seed and its number alone, so those made stay as they are."""
     run = RunDir(out)
     if resume:
         if not run.meta.exists():
             raise SelfPlayError(f"{out} holds no run to resume (no meta.json)")
         recorded = json.loads(run.meta.read_text())
         settings = SelfPlaySettings.from_record(recorded["settings"], settings.jobs)
+        if generations is not None and generations != settings.generations:
+            if generations < settings.generations:
+                raise SelfPlayError(
+                    f"the run has {settings.generations} generations; --generations may only extend it"
+                )
+            settings = dataclasses.replace(settings, generations=generations)
+            recorded["settings"] = settings.record()
+            recorded["command"] = command_of(settings, out)
+            write_json(run.meta, recorded)
     elif run.meta.exists():
         raise SelfPlayError(f"{out} already holds a run: --resume it, or choose another --out")
     else:
