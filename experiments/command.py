@@ -15,10 +15,18 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from agents import REGISTRY, BotSpecError
+from experiments.arena.parallel import BACKENDS, BackendError, Workers
 from sm_env.core import ConfigError, HouseRules, ReplayError, SnapshotError
 
 # Bad input any command may meet: the CLI prints it as one line and exits with 2.
-USAGE_ERRORS: tuple[type[Exception], ...] = (ConfigError, ReplayError, SnapshotError, BotSpecError, OSError)
+USAGE_ERRORS: tuple[type[Exception], ...] = (
+    ConfigError,
+    ReplayError,
+    SnapshotError,
+    BotSpecError,
+    OSError,
+    BackendError,
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,34 @@ def add_jobs_option(parser: argparse.ArgumentParser) -> None:
         metavar="J",
         help="worker processes (default: the CPU count)",
     )
+
+
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="where the games run: local processes (--jobs), or a Ray cluster (pip install '.[ray]')",
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="the Ray cluster's address (default: RAY_ADDRESS, else a Ray instance started on this machine)",
+    )
+
+
+def workers_of(args: argparse.Namespace) -> Workers:
+    """The workers the options ask for (``--jobs``, ``--backend``, ``--address``)."""
+    if args.address and args.backend != "ray":
+        raise BackendError("--address is the Ray cluster's: give it with --backend ray")
+    return Workers(args.jobs, args.backend, args.address)
+
+
+def workers_text(workers: Workers) -> str:
+    """How a run's games are spread, for its heading."""
+    if workers.backend == "ray":
+        return f"on Ray ({workers.address or os.environ.get('RAY_ADDRESS') or 'a local instance'})"
+    return f"{workers.jobs} job(s)"
 
 
 def add_house_rule_option(parser: argparse.ArgumentParser) -> None:

@@ -62,7 +62,7 @@ from typing import Any
 
 from agents import bot_label, bot_name, make_bot, seat_seed
 from experiments.arena.ledger import LEDGER_KINDS
-from experiments.arena.parallel import run_all
+from experiments.arena.parallel import Workers, as_workers, run_all
 from experiments.arena.stats import mean_ci
 from experiments.arena.tournament import Skill, skill_json, skill_of
 from sm_env.core import (
@@ -628,12 +628,12 @@ def jobs_of(balance: Balance) -> list[Job]:
     ]
 
 
-def play(balance: Balance, jobs: int = 1, progress: bool = False) -> list[GameRecord]:
+def play(balance: Balance, jobs: int | Workers = 1, progress: bool = False) -> list[GameRecord]:
     """Every game, in (office count, game) order whatever ``jobs`` is."""
     tasks = jobs_of(balance)
     order = {offices: i for i, offices in enumerate(balance.offices)}
     longest_first = sorted(tasks, key=lambda t: -t[0])  # the big tables last the longest
-    records = run_all(play_one, longest_first if jobs > 1 else tasks, jobs, progress)
+    records = run_all(play_one, longest_first if as_workers(jobs).parallel else tasks, jobs, progress)
     return sorted(records, key=lambda r: (order[r.offices], r.game))
 
 

@@ -18,11 +18,14 @@ from experiments.arena import balance as bal
 from experiments.arena import tournament as tour
 from experiments.command import (
     Command,
+    add_backend_options,
     add_house_rule_option,
     add_jobs_option,
     house_rules_text,
     known_bots,
     output_console,
+    workers_of,
+    workers_text,
 )
 from sm_env.core import GameConfig, HouseRules
 
@@ -70,6 +73,7 @@ def _add_tournament_arguments(match: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=1, metavar="S", help="first game seed; deal i uses S + i (default 1)"
     )
     add_jobs_option(match)
+    add_backend_options(match)
     match.add_argument(
         "--csv", default="tournament.csv", metavar="FILE", help="one row per game (default tournament.csv)"
     )
@@ -87,6 +91,7 @@ def _add_tournament_arguments(match: argparse.ArgumentParser) -> None:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
+    workers = workers_of(args)
     config = GameConfig(
         offices=args.offices, days=args.days, house_rules=HouseRules.from_names(args.house_rule)
     )
@@ -106,9 +111,9 @@ def _run_tournament(args: argparse.Namespace) -> int:
         _announce(
             args,
             f"{total} games: {match.deals} deals (seeds {match.seed}..{last_seed}) under {len(seatings)} "
-            f"seatings ({lineups} line-up(s) × {config.offices} rotation(s)), {args.jobs} job(s)",
+            f"seatings ({lineups} line-up(s) × {config.offices} rotation(s)), {workers_text(workers)}",
         )
-        results = tour.play(match, args.jobs, progress=_progress(args), replays=args.replays or "")
+        results = tour.play(match, workers, progress=_progress(args), replays=args.replays or "")
         tour.write_csv(out, match, seatings, results)
     wall = time.perf_counter() - start
     summaries = tour.summarize(match, seatings, results)
@@ -208,12 +213,14 @@ def _add_balance_arguments(balance: argparse.ArgumentParser) -> None:
         "count) and report the skill measure and every pair's paired difference; needs two distinct bots",
     )
     add_jobs_option(balance)
+    add_backend_options(balance)
     add_house_rule_option(balance)
     balance.add_argument("--json", action="store_true", help="print only a JSON document")
     balance.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _run_balance(args: argparse.Namespace) -> int:
+    workers = workers_of(args)
     run = bal.Balance(
         offices=bal.parse_offices(args.offices),
         days=args.days,
@@ -229,10 +236,10 @@ def _run_balance(args: argparse.Namespace) -> int:
         args,
         f"{total} games: {per_office_count} per office count {','.join(map(str, run.offices))} "
         f"(seeds {run.seed}..{run.seed + run.games - 1}), {run.days} day(s), bots {','.join(run.bots)} "
-        f"rotated over the seats, house rules: {house_rules_text(run.house_rules)}, {args.jobs} job(s)",
+        f"rotated over the seats, house rules: {house_rules_text(run.house_rules)}, {workers_text(workers)}",
     )
     start = time.perf_counter()
-    records = bal.play(run, args.jobs, progress=_progress(args))
+    records = bal.play(run, workers, progress=_progress(args))
     wall = time.perf_counter() - start
     summaries = bal.summarize(run, records)
     if args.json:

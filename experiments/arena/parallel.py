@@ -1,18 +1,60 @@
-"""Many games over all cores, with a progress bar: the runner of tournaments and balance runs."""
+"""Many games over all cores, with a progress bar: the runner of tournaments, balance runs and
+self-play.
+
+Two backends. ``local``: a spawned process pool on this machine. ``ray``: batches of games as
+Ray tasks on a cluster (``ray.init(address)``: an address given, else ``RAY_ADDRESS``, else a
+Ray instance started on this machine; one already initialised in this process is used as it
+is). Results come back as batches finish and the callers sort them, so a run's outputs are the
+same on either backend. A Ray worker lost mid-run (a process killed, a node gone) costs only its
+batch, which Ray runs again (``RAY_RETRIES``); a game that raises is ``GameFailed`` on both.
+"""
 
 from __future__ import annotations
 
+import logging
+import math
 import multiprocessing
+import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from tqdm import tqdm
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
+
+BACKENDS = ("local", "ray")
+RAY_RETRIES = 3  # times Ray runs a batch again whose worker died
+RAY_BATCHES_PER_CPU = 8  # batches small enough to spread evenly, large enough to amortise a task
+
+
+class BackendError(RuntimeError):
+    """A backend that cannot run here: Ray not installed, or no cluster at the address."""
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Where games run: ``jobs`` local processes, or a Ray cluster (``backend="ray"``, at
+    ``address``; there the cluster's CPUs decide how many run at once)."""
+
+    jobs: int = 1
+    backend: str = "local"
+    address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise BackendError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+
+    @property
+    def parallel(self) -> bool:
+        return self.backend == "ray" or self.jobs > 1
+
+
+def as_workers(jobs: int | Workers) -> Workers:
+    return jobs if isinstance(jobs, Workers) else Workers(jobs)
 
 
 class GameFailed(RuntimeError):
@@ -46,21 +88,70 @@ def _checked(result: Result | _Failure) -> Result:
 
 
 def run_all(
-    play_one: Callable[[Task], Result], tasks: Sequence[Task], jobs: int = 1, progress: bool = False
+    play_one: Callable[[Task], Result],
+    tasks: Sequence[Task],
+    jobs: int | Workers = 1,
+    progress: bool = False,
 ) -> list[Result]:
     """``play_one`` of every task, in ``jobs`` worker processes (spawned, so a worker shares
-    nothing with the caller); results come in the order they finish, for the caller to sort."""
+    nothing with the caller) or on a Ray cluster (``Workers``); results come in the order they
+    finish, for the caller to sort."""
+    workers = as_workers(jobs)
     results: list[Result] = []
     with tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress) as bar:
-        if jobs == 1:
+        if workers.backend == "ray":
+            for batch in _run_on_ray(play_one, tasks, workers.address):
+                results.extend(batch)
+                bar.update(len(batch))
+            return results
+        if workers.jobs == 1:
             for task in tasks:
                 results.append(play_one(task))
                 bar.update()
             return results
-        workers = min(jobs, len(tasks))
-        chunk = max(1, len(tasks) // (workers * 16))  # games take milliseconds: batch them
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        processes = min(workers.jobs, len(tasks))
+        chunk = max(1, len(tasks) // (processes * 16))  # games take milliseconds: batch them
+        with multiprocessing.get_context("spawn").Pool(processes) as pool:
             for result in pool.imap_unordered(_Guarded(play_one), tasks, chunksize=chunk):
                 results.append(_checked(result))
                 bar.update()
     return results
+
+
+def _play_batch(play_one: Callable[[Task], Result], batch: Sequence[Task]) -> list[Result | _Failure]:
+    guarded = _Guarded(play_one)
+    return [guarded(task) for task in batch]
+
+
+def _run_on_ray(
+    play_one: Callable[[Task], Result], tasks: Sequence[Task], address: str | None
+) -> Iterator[list[Result]]:
+    """Each batch's results as it finishes on the Ray cluster."""
+    try:
+        import ray
+    except ImportError:
+        raise BackendError("--backend ray needs Ray: pip install 'station-master[ray]'") from None
+    started = not ray.is_initialized()
+    if started:
+        try:
+            ray.init(
+                address=address or os.environ.get("RAY_ADDRESS") or None,
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                log_to_driver=False,
+            )
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise BackendError(
+                f"no Ray cluster to run on at {address or os.environ.get('RAY_ADDRESS')}: {err}"
+            ) from None
+    try:
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        size = max(1, math.ceil(len(tasks) / (cpus * RAY_BATCHES_PER_CPU)))
+        remote: Any = ray.remote(max_retries=RAY_RETRIES)(_play_batch)
+        pending = [remote.remote(play_one, tasks[i : i + size]) for i in range(0, len(tasks), size)]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield [_checked(result) for result in ray.get(done[0])]
+    finally:
+        if started:
+            ray.shutdown()

@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
 from experiments.arena.ledger import LEDGER_KINDS, tally
-from experiments.arena.parallel import run_all
+from experiments.arena.parallel import Workers, run_all
 from experiments.arena.stats import (
     Rating,
     SeatResult,
@@ -200,7 +200,7 @@ def play_one(job: Job) -> GameResult:
 
 
 def play(
-    tournament: Tournament, jobs: int = 1, progress: bool = False, replays: str = ""
+    tournament: Tournament, jobs: int | Workers = 1, progress: bool = False, replays: str = ""
 ) -> list[GameResult]:
     """Every deal under every seating, in (deal, seating) order whatever ``jobs`` is; with
     ``replays`` a folder, each game's replay file is written there too (``replay_name``)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import split_bot_list
-from experiments.command import Command, add_jobs_option, positive
+from experiments.command import Command, add_backend_options, add_jobs_option, positive, workers_of
 from experiments.training.selfplay import SelfPlayError, SelfPlaySettings, selfplay
 from experiments.training.train import TrainError, TrainSettings, train
 
@@ -187,6 +187,7 @@ def _add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         "--stop-after", type=positive, metavar="N", help="stop after N stages (go on later with --resume)"
     )
     add_jobs_option(parser)
+    add_backend_options(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     _add_setting_options(parser, SELFPLAY_OPTIONS)
 
@@ -199,7 +200,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
     conflict = _resume_conflict(args, SELFPLAY_OPTIONS)
     if args.resume and conflict:
         raise SelfPlayError(conflict)
-    settings = SelfPlaySettings(**_given_values(args, SELFPLAY_OPTIONS, "trunk"), jobs=args.jobs)
+    settings = SelfPlaySettings(**_given_values(args, SELFPLAY_OPTIONS, "trunk"), jobs=workers_of(args))
     out = Path(args.out)
     done = selfplay(
         settings,

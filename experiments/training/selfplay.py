@@ -43,7 +43,7 @@ import numpy as np
 
 from agents import make_bot, play_game, seat_seed
 from agents.net import Net
-from experiments.arena.parallel import run_all
+from experiments.arena.parallel import Workers, run_all
 from experiments.arena.stats import paired_difference
 from experiments.training.fit import fit
 from experiments.training.samples import Samples, record_game
@@ -83,7 +83,7 @@ class SelfPlaySettings:
     gate_deals: int = 30
     eval_bots: tuple[str, ...] = ("passenger",)
     eval_deals: int = 20
-    jobs: int = field(default=1, compare=False)  # how, not what: results do not depend on it
+    jobs: int | Workers = field(default=1, compare=False)  # how, not what: results do not depend on it
 
     def __post_init__(self) -> None:
         config = self.config()  # a bad offices or days value fails here, naming the field
@@ -116,7 +116,7 @@ class SelfPlaySettings:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "jobs"}
 
     @classmethod
-    def from_record(cls, data: dict[str, Any], jobs: int) -> SelfPlaySettings:
+    def from_record(cls, data: dict[str, Any], jobs: int | Workers) -> SelfPlaySettings:
         values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
         return cls(**values, jobs=jobs)
 
