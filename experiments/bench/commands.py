@@ -12,6 +12,11 @@ from experiments.command import Command, output_console
 def _add_bench_arguments(speed: argparse.ArgumentParser) -> None:
     speed.add_argument("--quick", action="store_true", help="every figure at a tiny size (a smoke test)")
     speed.add_argument("--json", action="store_true", help="print only a JSON document")
+    speed.add_argument(
+        "--scaling",
+        action="store_true",
+        help="instead: tournament and self-play games/s, local and on Ray, at 1 and 2 workers",
+    )
 
 
 def _run_bench(args: argparse.Namespace) -> int:
@@ -20,7 +25,12 @@ def _run_bench(args: argparse.Namespace) -> int:
     def say(part: str) -> None:
         print(f"bench: {part}", file=sys.stderr, flush=True)
 
-    figures = suite.run(args.quick, progress=say)
+    if args.scaling:
+        from experiments.bench import scaling
+
+        figures = scaling.run(args.quick, progress=say)
+    else:
+        figures = suite.run(args.quick, progress=say)
     if args.json:
         print(json.dumps(suite.document(figures, args.quick), indent=2))
     else:
