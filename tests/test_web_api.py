@@ -134,7 +134,7 @@ def test_refused_requests_change_nothing(client: TestClient, store: GameStore) -
         (client.post(url, content=b"\xff\xfe"), 400, "not JSON"),
         (client.post(url, content=b"[1, 2]"), 400, "object"),
         (client.post(url, content=b"[" * 100_000), 400, "not JSON"),
-        (client.post(url, content=b"{}", headers={"content-length": "999999999999"}), 400, "too large"),
+        (client.post(url, content=b"{}", headers={"content-length": "999999999999"}), 413, "too large"),
         (
             client.post(f"/api/games/{game}/advance", json={"number": number}),
             200,
@@ -313,3 +313,22 @@ def test_serve_refuses_a_bad_port_or_address_with_a_clear_error(capsys: pytest.C
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
     assert main(["serve", "--host", "10.255.255.1", "--port", "8899"]) == 2
     assert "cannot listen on 10.255.255.1:8899" in capsys.readouterr().err
+
+
+def test_since_your_last_turn_names_each_seat_once(client: TestClient) -> None:
+    game = start(client, ["human", "medium", "medium"], seed=8, days=2)
+    seen: list[str] = []
+    for _ in range(300):
+        status = run_bots(client, game)
+        if status["over"]:
+            break
+        view = table(client, game, status["current"])
+        seen += view["since"]
+        if any(line.startswith("Revenue:") for line in seen):
+            break
+        pick = next((d["id"] for d in view["decisions"] if d["kind"] in ("pass", "end_turn", "end_cargo")), 0)
+        client.post(f"/api/games/{game}/decide", json={"seat": 0, "number": status["number"], "decision": pick})
+    revenue = [line for line in seen if line.startswith("Revenue:")]
+    assert revenue, seen
+    assert all("(medium) (" not in line and "seat 1 (seat" not in line for line in seen)
+    assert "Seat 1 (medium)" in " ".join(seen)

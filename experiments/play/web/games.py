@@ -66,6 +66,10 @@ class Forbidden(RequestError):
     status = 403
 
 
+class TooLarge(RequestError):
+    status = 413
+
+
 @dataclass(frozen=True, slots=True)
 class LogEntry:
     """One decision in the log: its number (decisions before it), seat, who held the seat,

@@ -44,6 +44,7 @@ from experiments.play.web.games import (
     Forbidden,
     GameStore,
     RequestError,
+    TooLarge,
     WebGame,
     chance_curve,
     plain_line,
@@ -69,12 +70,12 @@ async def _body(request: Request) -> dict[str, Any]:
     """The request's JSON object, refused (400, 413) when it is not one or too large."""
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        raise RequestError("the request body is too large or its length is not a number")
+        raise TooLarge("the request body is too large or its length is not a number")
     raw = b""
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > MAX_BODY:
-            raise RequestError("the request body is too large")
+            raise TooLarge("the request body is too large")
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
@@ -134,9 +135,8 @@ def table_payload(game: WebGame, seat: int | None, rules: bool = False) -> dict[
     payload["warnings"] = timetable_warnings(board)
     if seat is not None:
         events = [event for entry in game.log[since:] for event in entry.events]
-        payload["since"] = [
-            plain_line(line, seat, labels) for line in since_last_turn(events, board, seat, labels)
-        ]
+        told = since_last_turn(events, board, seat, game.session.seats)
+        payload["since"] = [plain_line(_SEAT_NOTE.sub(r"seat \1", line), seat, labels) for line in told]
         payload["hand_warnings"] = {
             str(card): warning
             for card in board.hands[seat]
