@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from agents import REGISTRY, BotSpecError
-from experiments.arena.parallel import BACKENDS, BackendError, Workers
+from experiments.arena.parallel import BACKENDS, BackendError, Workers, check_backend
 from sm_env.core import ConfigError, HouseRules, ReplayError, SnapshotError
 
 # Bad input any command may meet: the CLI prints it as one line and exits with 2.
@@ -83,7 +83,9 @@ def workers_of(args: argparse.Namespace) -> Workers:
     """The workers the options ask for (``--jobs``, ``--backend``, ``--address``)."""
     if args.address and args.backend != "ray":
         raise BackendError("--address is the Ray cluster's: give it with --backend ray")
-    return Workers(args.jobs, args.backend, args.address)
+    workers = Workers(args.jobs, args.backend, args.address)
+    check_backend(workers)
+    return workers
 
 
 def workers_text(workers: Workers) -> str:

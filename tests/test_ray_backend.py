@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,18 @@ def test_bad_backend_options_are_one_line_errors(capsys: pytest.CaptureFixture[s
     assert "--address is the Ray cluster's" in capsys.readouterr().err
     with pytest.raises(BackendError, match="backend must be one of"):
         Workers(backend="spark")
+
+
+def test_an_address_where_nothing_listens_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ray would wait minutes for a cluster that is not there; the command refuses in seconds,
+    before it writes anything."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # free once closed: nothing listens there
+    path = tmp_path / "t.csv"
+    argv = ["tournament", "--bots", "random", "--backend", "ray", "--address", f"127.0.0.1:{port}"]
+    assert main([*argv, "--csv", str(path)]) == 2
+    assert f"no Ray cluster answers at 127.0.0.1:{port}" in capsys.readouterr().err
+    assert not path.exists()

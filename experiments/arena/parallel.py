@@ -15,6 +15,7 @@ import logging
 import math
 import multiprocessing
 import os
+import socket
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -51,6 +52,23 @@ class Workers:
     @property
     def parallel(self) -> bool:
         return self.backend == "ray" or self.jobs > 1
+
+
+def check_backend(workers: Workers) -> None:
+    """Refuse a Ray backend that cannot run (Ray missing, nothing at the address) before a
+    run writes anything."""
+    if workers.backend != "ray":
+        return
+    _import_ray()
+    _check_reachable(workers.address or os.environ.get("RAY_ADDRESS") or None)
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BackendError("--backend ray needs Ray: pip install 'station-master[ray]'") from None
+    return ray
 
 
 def as_workers(jobs: int | Workers) -> Workers:
@@ -123,19 +141,32 @@ def _play_batch(play_one: Callable[[Task], Result], batch: Sequence[Task]) -> li
     return [guarded(task) for task in batch]
 
 
+def _check_reachable(address: str | None, seconds: float = 5.0) -> None:
+    """Refuse at once a HOST:PORT where nothing listens: Ray itself would wait for minutes."""
+    if not address or address in ("auto", "local") or "://" in address or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise BackendError(f"the Ray address must be HOST:PORT, got {address!r}")
+    try:
+        with socket.create_connection((host, int(port)), timeout=seconds):
+            pass
+    except OSError as err:
+        raise BackendError(f"no Ray cluster answers at {address}: {err.strerror or err}") from None
+
+
 def _run_on_ray(
     play_one: Callable[[Task], Result], tasks: Sequence[Task], address: str | None
 ) -> Iterator[list[Result]]:
     """Each batch's results as it finishes on the Ray cluster."""
-    try:
-        import ray
-    except ImportError:
-        raise BackendError("--backend ray needs Ray: pip install 'station-master[ray]'") from None
+    ray = _import_ray()
     started = not ray.is_initialized()
     if started:
+        target = address or os.environ.get("RAY_ADDRESS") or None
+        _check_reachable(target)
         try:
             ray.init(
-                address=address or os.environ.get("RAY_ADDRESS") or None,
+                address=target,
                 include_dashboard=False,
                 logging_level=logging.WARNING,
                 log_to_driver=False,
