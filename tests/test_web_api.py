@@ -327,7 +327,9 @@ def test_since_your_last_turn_names_each_seat_once(client: TestClient) -> None:
         if any(line.startswith("Revenue:") for line in seen):
             break
         pick = next((d["id"] for d in view["decisions"] if d["kind"] in ("pass", "end_turn", "end_cargo")), 0)
-        client.post(f"/api/games/{game}/decide", json={"seat": 0, "number": status["number"], "decision": pick})
+        client.post(
+            f"/api/games/{game}/decide", json={"seat": 0, "number": status["number"], "decision": pick}
+        )
     revenue = [line for line in seen if line.startswith("Revenue:")]
     assert revenue, seen
     assert all("(medium) (" not in line and "seat 1 (seat" not in line for line in seen)
