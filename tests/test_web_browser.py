@@ -14,11 +14,12 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from agents import make_bot
@@ -61,9 +62,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     deadline = time.monotonic() + 30
     while True:
         try:
-            httpx.get(url + "/api/options", timeout=1)
+            urllib.request.urlopen(url + "/api/options", timeout=1).close()
             break
-        except httpx.HTTPError:
+        except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 raise RuntimeError(
@@ -108,6 +109,17 @@ def shot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(folder) / name), full_page=False)
 
 
+def request(url: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    """(status, JSON answer) of a GET, or of a POST of ``body``."""
+    data = None if body is None else json.dumps(body).encode()
+    call = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(call, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
 class Api:
     """The server's API from the test, to bring a game to a position before clicking."""
 
@@ -115,22 +127,22 @@ class Api:
         self.url = url
 
     def start(self, seats: list[str], seed: int = 1, days: int = 1) -> str:
-        answer = httpx.post(f"{self.url}/api/games", json={"seats": seats, "seed": seed, "days": days})
-        assert answer.status_code == 201, answer.text
-        return str(answer.json()["id"])
+        code, answer = request(f"{self.url}/api/games", {"seats": seats, "seed": seed, "days": days})
+        assert code == 201, answer
+        return str(answer["id"])
 
     def status(self, game: str) -> dict[str, Any]:
-        return dict(httpx.get(f"{self.url}/api/games/{game}").json())
+        return dict(request(f"{self.url}/api/games/{game}")[1])
 
     def table(self, game: str, seat: int) -> dict[str, Any]:
-        return dict(httpx.get(f"{self.url}/api/games/{game}/table?seat={seat}").json())
+        return dict(request(f"{self.url}/api/games/{game}/table?seat={seat}")[1])
 
     def run_bots(self, game: str) -> dict[str, Any]:
         status = self.status(game)
         while status["bot_to_move"]:
-            status = httpx.post(
-                f"{self.url}/api/games/{game}/advance", json={"number": status["number"]}
-            ).json()["status"]
+            status = request(f"{self.url}/api/games/{game}/advance", {"number": status["number"]})[1][
+                "status"
+            ]
         return status
 
     def play_until(self, game: str, seat: int, kind: str) -> None:
@@ -143,9 +155,9 @@ class Api:
             pick = next(
                 (kinds.index(k) for k in ("choose_switch", "draw_home_office", "end_turn") if k in kinds), 0
             )
-            httpx.post(
+            request(
                 f"{self.url}/api/games/{game}/decide",
-                json={"seat": seat, "number": status["number"], "decision": pick},
+                {"seat": seat, "number": status["number"], "decision": pick},
             )
         raise AssertionError(f"{kind} never became legal")
 
