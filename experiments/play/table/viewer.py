@@ -65,12 +65,14 @@ class Positions:
         self.setup_events = tuple(state.events)
         state.events.clear()
         self._copies: dict[int, GameState] = {0: state.clone()}
+        self.revenue: list[tuple[int, ...]] = [tuple(state.revenue_by_seat)]  # each position's, per seat
         for i, decision in enumerate(replay.decisions):
             try:
                 state.apply(decision)
             except IllegalIntent as err:
                 raise ReplayError(f"decision {i} ({describe(state, decision)}) is illegal: {err}") from None
             state.events.clear()
+            self.revenue.append(tuple(state.revenue_by_seat))
             if (i + 1) % CHECKPOINT == 0:
                 self._copies[i + 1] = state.clone()
         self.final = state

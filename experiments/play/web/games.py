@@ -15,7 +15,7 @@ import secrets
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -223,9 +223,7 @@ class WebGame:
         text = decision_label(self.state, intent)
         office = self.state.office_of_seat[seat]
         decided = self.session.decide(intent)
-        self.log.append(
-            LogEntry(self.number - 1, seat, self.session.seats[seat], text, decided.events, office, intent)
-        )
+        self.log.append(LogEntry(self.number - 1, seat, decided.holder, text, decided.events, office, intent))
         self.updated = time.time()
 
     def undo(self, seat: int, number: int) -> int:
@@ -262,14 +260,13 @@ class WebGame:
         """The log of a resumed game, replayed from its seed."""
         state = new_game(self.session.config, self.session.seed, self.session.catalogue)
         self.setup_events = tuple(state.events)
-        holders = getattr(self.session, "holders", None)
         for number, intent in enumerate(self.session.decisions):
             state.events.clear()
             seat = intent.seat
             text = decision_label(state, intent)
             office = state.office_of_seat[seat]
             state.apply(intent)
-            holder = holders[number] if holders else self.session.seats[seat]
+            holder = self.session.holders[number]
             self.log.append(LogEntry(number, seat, holder, text, tuple(state.events), office, intent))
 
 
@@ -379,7 +376,6 @@ class ReplayView:
     id: str
     name: str
     positions: Positions
-    revenue: list[list[int]] = field(default_factory=list)  # after each decision, per seat
     chances: list[dict[str, Any]] | None = None
 
 
@@ -448,14 +444,22 @@ class GameStore:
         return out
 
     def open_replay(self, name: str, text: str) -> ReplayView:
+        """A replay file's text, opened to scrub."""
         if len(text) > MAX_REPLAY_BYTES:
             raise RequestError(f"the replay file is larger than {MAX_REPLAY_BYTES // (1024 * 1024)} MB")
         try:
             replay = parse_replay(json.loads(text), self.catalogue, name or "the file")
-            positions = Positions(replay, self.catalogue)
         except (ReplayError, StationMasterError, ValueError, RecursionError) as err:
             raise RequestError(f"{name or 'the file'} is not a replay this table can open: {err}") from None
-        view = ReplayView(secrets.token_urlsafe(6), name, positions, revenue_curve(replay, self.catalogue))
+        return self.open(name, replay)
+
+    def open(self, name: str, replay: Replay) -> ReplayView:
+        """A replay, opened to scrub (``ReplayError`` as a 400 when a decision is illegal)."""
+        try:
+            positions = Positions(replay, self.catalogue)
+        except ReplayError as err:
+            raise RequestError(f"{name or 'the file'} is not a replay this table can open: {err}") from None
+        view = ReplayView(secrets.token_urlsafe(6), name, positions)
         with self.lock:
             self.replays[view.id] = view
         return view
@@ -466,16 +470,6 @@ class GameStore:
         if view is None:
             raise NotFound(f"no open replay {replay_id!r}: open the file again")
         return view
-
-
-def revenue_curve(replay: Replay, catalogue: Catalogue) -> list[list[int]]:
-    """Each seat's revenue at the start and after every decision."""
-    state = new_game(replay.config, replay.seed, catalogue)
-    curve = [list(state.revenue_by_seat)]
-    for decision in replay.decisions:
-        state.apply(decision)
-        curve.append(list(state.revenue_by_seat))
-    return curve
 
 
 def chance_curve(view: ReplayView, samples: int = CHANCE_SAMPLES) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from experiments.play.web.games import (
     MAX_REPLAY_BYTES,
     Forbidden,
     GameStore,
+    ReplayView,
     RequestError,
     TooLarge,
     WebGame,
@@ -55,6 +57,7 @@ from experiments.play.web.scene import scene
 from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, event_text
 
 STATIC = Path(__file__).parent / "static"
+Endpoint = Callable[[Request], Awaitable[Response]]
 MAX_BODY = MAX_REPLAY_BYTES + 4096
 AHEAD_SAMPLES = 24
 LOG_TAIL = 400  # decisions of the log sent with a table
@@ -104,6 +107,14 @@ def _seat_param(request: Request, game: WebGame) -> int | None:
         raise RequestError(f"there is no seat {seat}: the seats are 0..{game.state.n - 1}")
     if not game.session.is_human(seat):
         raise Forbidden(f"seat {seat} is held by a bot: a page may show only a person's seat")
+    return seat
+
+
+def _person_seat(request: Request, game: WebGame, what: str) -> int:
+    """The seat a person holds that ``what`` is asked for (a watcher has none)."""
+    seat = _seat_param(request, game)
+    if seat is None:
+        raise RequestError(f"{what} is for a seat a person holds: give seat=N")
     return seat
 
 
@@ -191,15 +202,30 @@ def make_app(store: GameStore) -> Starlette:
         with game.lock:
             return JSONResponse(game.status())
 
+    def reading(work: Callable[[WebGame, Request], dict[str, Any]]) -> Endpoint:
+        """An endpoint of one game that ``work`` answers from the request (in a thread)."""
+
+        async def endpoint(request: Request) -> Response:
+            game = await run_in_threadpool(store.get, request.path_params["game"])
+            return JSONResponse(await run_in_threadpool(work, game, request))
+
+        return endpoint
+
+    def writing(work: Callable[[WebGame, dict[str, Any]], dict[str, Any]]) -> Endpoint:
+        """An endpoint of one game that ``work`` answers from the request's JSON body."""
+
+        async def endpoint(request: Request) -> Response:
+            game = await run_in_threadpool(store.get, request.path_params["game"])
+            data = await _body(request)
+            return JSONResponse(await run_in_threadpool(work, game, data))
+
+        return endpoint
+
     def _table(game: WebGame, request: Request) -> dict[str, Any]:
         with game.lock:
             return table_payload(game, _seat_param(request, game), request.query_params.get("rules") == "1")
 
-    async def table(request: Request) -> Response:
-        game = await run_in_threadpool(store.get, request.path_params["game"])
-        return JSONResponse(await run_in_threadpool(_table, game, request))
-
-    def _change(game: WebGame, request: Request, data: dict[str, Any], action: str) -> dict[str, Any]:
+    def _change(game: WebGame, data: dict[str, Any], action: str) -> dict[str, Any]:
         with game.lock:
             number = _int(data, "number")
             result: dict[str, Any] = {}
@@ -217,14 +243,6 @@ def make_app(store: GameStore) -> Starlette:
             )
             return {**result, **table_payload(game, shown, bool(data.get("rules")))}
 
-    def changer(action: str) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            game = await run_in_threadpool(store.get, request.path_params["game"])
-            data = await _body(request)
-            return JSONResponse(await run_in_threadpool(_change, game, request, data, action))
-
-        return endpoint
-
     def _preview(game: WebGame, data: dict[str, Any]) -> dict[str, Any]:
         with game.lock:
             seat, number, choice = _int(data, "seat"), _int(data, "number"), _int(data, "decision")
@@ -233,41 +251,22 @@ def make_app(store: GameStore) -> Starlette:
                 raise Forbidden(f"seat {seat} has nothing to decide now")
             view = game.state.view(seat)
             legal = view.legal_intents()
-            if not 0 <= choice < len(legal) or not isinstance(legal[choice], MoveTray):
+            move = legal[choice] if 0 <= choice < len(legal) else None
+            if not isinstance(move, MoveTray):
                 raise RequestError(f"decision {choice} is not a switching Move")
-            move = legal[choice]
-            assert isinstance(move, MoveTray)
             return {"label": move_words(view.board, move), **move_preview(view.board, move)}
-
-    async def preview(request: Request) -> Response:
-        game = await run_in_threadpool(store.get, request.path_params["game"])
-        data = await _body(request)
-        return JSONResponse(await run_in_threadpool(_preview, game, data))
 
     def _hint(game: WebGame, request: Request) -> dict[str, Any]:
         with game.lock:
-            seat = _seat_param(request, game)
-            if seat is None:
-                raise RequestError("a hint is for a seat a person holds: give seat=N")
+            seat = _person_seat(request, game, "a hint")
             return game.hint(seat, request.query_params.get("bot", HINT_BOT))
-
-    async def hint(request: Request) -> Response:
-        game = await run_in_threadpool(store.get, request.path_params["game"])
-        return JSONResponse(await run_in_threadpool(_hint, game, request))
 
     def _ahead(game: WebGame, request: Request) -> dict[str, Any]:
         with game.lock:
-            seat = _seat_param(request, game)
-            if seat is None:
-                raise RequestError("the chance to win is judged from a seat a person holds: give seat=N")
-            view = game.state.view(seat)
+            view = game.state.view(_person_seat(request, game, "the chance to win"))
             seed = game.session.seed
         chances = WinEstimator(samples=AHEAD_SAMPLES, seed=seed).for_seat(view)
         return {"chances": list(chances), "samples": AHEAD_SAMPLES}
-
-    async def ahead(request: Request) -> Response:
-        game = await run_in_threadpool(store.get, request.path_params["game"])
-        return JSONResponse(await run_in_threadpool(_ahead, game, request))
 
     async def replay_file(request: Request) -> Response:
         game = await run_in_threadpool(store.get, request.path_params["game"])
@@ -286,20 +285,23 @@ def make_app(store: GameStore) -> Starlette:
     async def open_saved(request: Request) -> Response:
         game = await run_in_threadpool(store.get, request.path_params["game"])
         with game.lock:
-            text = json.dumps(game.session.replay().to_json(store.catalogue))
-        view = await run_in_threadpool(store.open_replay, f"game {game.id}", text)
+            replay = game.session.replay()
+        view = await run_in_threadpool(store.open, f"game {game.id}", replay)
         return JSONResponse(_replay_head(view), status_code=201)
 
-    def _replay_head(view: Any) -> dict[str, Any]:
+    def _replay_labels(view: ReplayView) -> list[str]:
         replay = view.positions.replay
+        return (
+            seat_names(replay.seats) if replay.seats else [f"seat {s}" for s in range(replay.config.offices)]
+        )
+
+    def _replay_head(view: ReplayView) -> dict[str, Any]:
         return {
             "id": view.id,
             "name": view.name,
             "total": view.positions.total,
-            "labels": seat_names(replay.seats)
-            if replay.seats
-            else [f"seat {s}" for s in range(replay.config.offices)],
-            "revenue": view.revenue,
+            "labels": _replay_labels(view),
+            "revenue": [list(revenue) for revenue in view.positions.revenue],
         }
 
     async def replay_head(request: Request) -> Response:
@@ -317,7 +319,7 @@ def make_app(store: GameStore) -> Starlette:
             reveal = {int(s) for s in raw.split(",") if s != ""}
         except ValueError:
             raise RequestError(f"reveal must list seat numbers, got {raw!r}") from None
-        labels = _replay_head(view)["labels"]
+        labels = _replay_labels(view)
         return {
             "index": index,
             "total": view.positions.total,
@@ -353,13 +355,13 @@ def make_app(store: GameStore) -> Starlette:
         Route("/api/games", create, methods=["POST"]),
         Route("/api/games", saved, methods=["GET"]),
         Route("/api/games/{game}", status),
-        Route("/api/games/{game}/table", table),
-        Route("/api/games/{game}/decide", changer("decide"), methods=["POST"]),
-        Route("/api/games/{game}/advance", changer("advance"), methods=["POST"]),
-        Route("/api/games/{game}/undo", changer("undo"), methods=["POST"]),
-        Route("/api/games/{game}/preview", preview, methods=["POST"]),
-        Route("/api/games/{game}/hint", hint),
-        Route("/api/games/{game}/ahead", ahead),
+        Route("/api/games/{game}/table", reading(_table)),
+        Route("/api/games/{game}/decide", writing(partial(_change, action="decide")), methods=["POST"]),
+        Route("/api/games/{game}/advance", writing(partial(_change, action="advance")), methods=["POST"]),
+        Route("/api/games/{game}/undo", writing(partial(_change, action="undo")), methods=["POST"]),
+        Route("/api/games/{game}/preview", writing(_preview), methods=["POST"]),
+        Route("/api/games/{game}/hint", reading(_hint)),
+        Route("/api/games/{game}/ahead", reading(_ahead)),
         Route("/api/games/{game}/replay", replay_file),
         Route("/api/games/{game}/open", open_saved, methods=["POST"]),
         Route("/api/replays", open_replay, methods=["POST"]),
