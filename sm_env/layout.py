@@ -5,10 +5,11 @@ raises. Light (no NumPy, no RL framework): the bots' encoders import it too."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from sm_env.core import CELLS
 
-CELL_INDEX = {cell: i for i, cell in enumerate(CELLS)}
+CELL_INDEX = MappingProxyType({cell: i for i, cell in enumerate(CELLS)})
 
 
 class IllegalActionError(ValueError):

@@ -204,7 +204,7 @@ class ObservationEncoder:
             v[o] = 1.0
             v[o + 1] = (len(builder.tokens) - 1) / 10
             v[o + 2 + builder.tray] = 1.0
-            if builder.cell in CELL_INDEX:
+            if builder.cell is not None and builder.cell in CELL_INDEX:
                 v[o + 2 + self.trays + CELL_INDEX[builder.cell]] = 1.0
 
         o = sec["decision"].start

@@ -14,7 +14,8 @@ hidden cards. They are cheap: a few tens of microseconds, at every learner step.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from sm_env.core import (
     COACH,
@@ -174,10 +175,12 @@ def prospects(board: GameState, seat: int) -> float:
     return value + exposure(board, seat)
 
 
-REGISTRY: dict[str, Potential] = {
-    "prospects": prospects,
-    "exposure": exposure,
-}
+REGISTRY: Mapping[str, Potential] = MappingProxyType(
+    {
+        "prospects": prospects,
+        "exposure": exposure,
+    }
+)
 
 
 def potential(name: str) -> Potential:

@@ -86,6 +86,8 @@ STEPS: dict[Step, Callable[[GameState], Next]] = {
 class Engine:
     """The rules a state is played by (``GameState.rules``)."""
 
+    __slots__ = ()  # stateless, shared by every game
+
     def legal_intents(self, state: GameState) -> list[Intent]:
         return PHASES[state.phase].legal(state)
 

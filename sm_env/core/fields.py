@@ -12,7 +12,9 @@ and then forgotten in one of them, fails a test.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
+from types import MappingProxyType
 from typing import NamedTuple
 
 
@@ -90,7 +92,7 @@ LAYOUT: tuple[Field, ...] = (
     Field("legal_cache", "list[Intent] | None", _S, None, derived="nothing: listed again when asked for"),
 )
 
-FIELDS: dict[str, Field] = {field.name: field for field in LAYOUT}
+FIELDS: Mapping[str, Field] = MappingProxyType({field.name: field for field in LAYOUT})
 SLOTS: tuple[str, ...] = tuple(FIELDS)
 SNAPSHOT_KEYS: tuple[str, ...] = tuple(dict.fromkeys(f.key for f in LAYOUT if f.key is not None))
 DERIVED: frozenset[str] = frozenset(f.name for f in LAYOUT if f.key is None)

@@ -16,8 +16,9 @@ cards by catalogue id, cells as ``[row, col]`` and cars by name (``"loaded boxca
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any, ClassVar, get_args
 
 from sm_env.core.cars import CABOOSE, N_CAR_CODES, car_code, car_name
@@ -343,7 +344,7 @@ Intent = (
     | EndCargo
 )
 
-INTENT_CLASSES: dict[IntentKind, type[Any]] = {cls.kind: cls for cls in get_args(Intent)}
+INTENT_CLASSES: Mapping[IntentKind, type[Any]] = MappingProxyType({cls.kind: cls for cls in get_args(Intent)})
 
 _CAR_BY_NAME = {car_name(code): code for code in range(N_CAR_CODES) if code != car_code(CABOOSE, False)}
 

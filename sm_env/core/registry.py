@@ -12,9 +12,10 @@ is spelled in the three token blocks of ``MoveTray`` (``sm_env.moves``), whose `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from sm_env.core import card_play, cargo, collisions, local_ops, mainline, new_train
@@ -332,4 +333,4 @@ INTENTS: tuple[IntentEntry, ...] = (
     IntentEntry(EndCargo, CARGO, cargo.apply_end_cargo, (Block("end_cargo", (), EndCargo),)),
 )
 
-BY_CLASS: dict[type, IntentEntry] = {entry.cls: entry for entry in INTENTS}
+BY_CLASS: Mapping[type, IntentEntry] = MappingProxyType({entry.cls: entry for entry in INTENTS})

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from bisect import insort
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from sm_env.core.card_play import _bring_in_sister, _upgrade_office, play_problem, schedule
@@ -226,11 +227,16 @@ def early_trains(state: GameState, seat: int) -> None:
 
 # ---------------------------------------------------------------------------- registry
 
-REGISTRY: dict[str, tuple[Scenario, str]] = {
-    "upgraded_office": (upgraded_office, "the seat's office one tier up (a Depot over the Whistle Post)"),
-    "built_spur": (built_spur, "a spur (two Running Track cards, one Secondary) and a freight facility laid"),
-    "early_trains": (early_trains, "a westbound and an eastbound timetabled train due in Stages 1 and 2"),
-}
+REGISTRY: Mapping[str, tuple[Scenario, str]] = MappingProxyType(
+    {
+        "upgraded_office": (upgraded_office, "the seat's office one tier up (a Depot over the Whistle Post)"),
+        "built_spur": (
+            built_spur,
+            "a spur (two Running Track cards, one Secondary) and a freight facility laid",
+        ),
+        "early_trains": (early_trains, "a westbound and an eastbound timetabled train due in Stages 1 and 2"),
+    }
+)
 
 
 def scenario_names(value: str | Iterable[str] | None) -> tuple[str, ...]:
