@@ -20,6 +20,9 @@ numpy, so a bot that uses it needs neither torch nor a training install.
 from __future__ import annotations
 
 import json
+import math
+import zipfile
+import zlib
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,13 +30,17 @@ from typing import Any
 import numpy as np
 
 from sm_env.actions_v1 import TokenTable, token_table
-from sm_env.core import RULES_EDITION, GameState, Intent, Mode, SeatView
+from sm_env.core import RULES_EDITION, GameState, Intent, Mode, SeatView, decode_json
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
 MARGIN_SCALE = 4.0  # revenue points per unit of the margin head: a typical lead at 3 offices
 SHIPPED = "station_master_net_3offices.npz"  # in agents/data/
 HEADS = ("policy", "win", "margin")
+# What a network or policy file may claim, checked before anything is allocated: the shipped
+# files hold 7 and 9 arrays and about 12 MB; a file claiming more is broken or hostile.
+MAX_ARRAYS = 64
+MAX_ARRAY_BYTES = 512 * 2**20  # all the arrays together
 
 
 class NetFileError(ValueError):
@@ -77,36 +84,21 @@ class Net:
 
     @classmethod
     def load(cls, path: str | Path) -> Net:
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                trunk = [
-                    (data[f"trunk_w{i}"].astype(np.float32), data[f"trunk_b{i}"].astype(np.float32))
-                    for i in range(int(meta["trunk_layers"]))
-                ]
-                heads = {
-                    h: (data[f"{h}_w"].astype(np.float32), data[f"{h}_b"].astype(np.float32)) for h in HEADS
-                }
-        except FileNotFoundError:
-            raise NetFileError(f"no network file at {path}") from None
-        except (OSError, KeyError, ValueError, TypeError) as err:
-            raise NetFileError(f"{path} is not a network file ({err})") from None
-        if meta.get("format") != FORMAT or meta.get("kind") != "net":
-            raise NetFileError(
-                f"{path}: network file format {meta.get('format')!r}, this build reads {FORMAT}"
-            )
-        if meta.get("rules_edition") != RULES_EDITION:
-            raise NetFileError(
-                f"{path} was trained under rules edition {meta.get('rules_edition')}; "
-                f"this build plays rules edition {RULES_EDITION}"
-            )
+        meta, arrays = read_arrays(path, NetFileError, "network file", FORMAT, "net")
+        count = layer_count(meta, "trunk_layers", path, NetFileError)
+        names = [f"trunk_{x}{i}" for i in range(count) for x in "wb"] + [
+            f"{h}_{x}" for h in HEADS for x in "wb"
+        ]
+        matrices = weight_arrays(arrays, names, path, NetFileError)
+        trunk = [(matrices[f"trunk_w{i}"], matrices[f"trunk_b{i}"]) for i in range(count)]
+        heads = {h: (matrices[f"{h}_w"], matrices[f"{h}_b"]) for h in HEADS}
         width = None
         for i, (w, b) in enumerate(trunk):
-            if w.ndim != 2 or b.shape != (w.shape[0],) or (width is not None and w.shape[1] != width):
+            if w.ndim != 2 or w.size == 0 or b.shape != (w.shape[0],) or w.shape[1] != (width or w.shape[1]):
                 raise NetFileError(f"{path}: trunk layer {i} has shapes {w.shape} and {b.shape}")
             width = w.shape[0]
         for h, (w, b) in heads.items():
-            if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != width:
+            if w.ndim != 2 or w.size == 0 or b.shape != (w.shape[0],) or w.shape[1] != width:
                 raise NetFileError(f"{path}: head {h} has shapes {w.shape} and {b.shape}")
         if heads["margin"][0].shape[0] != heads["win"][0].shape[0]:
             raise NetFileError(f"{path}: the win and margin heads disagree on the seats")
@@ -122,6 +114,136 @@ class Net:
             x = np.maximum(w @ x + b, 0.0)
         (pw, pb), (ww, wb), (mw, mb) = (self.heads[h] for h in HEADS)
         return pw @ x + pb, ww @ x + wb, mw @ x + mb
+
+
+# ---------------------------------------------------------------------------- reading the files
+
+
+def read_arrays(
+    path: str | Path, error: type[ValueError], what: str, fmt: int, kind: str | None = None
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The metadata (the JSON object in the array ``meta``: of format ``fmt``, ``kind`` if
+    given, and this build's rules edition) and the other arrays of a network or policy file,
+    an .npz. Each array's header is read and checked (numbers, its size agreeing with the bytes
+    stored, all of them within ``MAX_ARRAY_BYTES``) before its data is read, so a file
+    claiming gigabytes is refused without allocating them. ``error`` names the file and what
+    is wrong."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_ARRAYS:
+                raise error(f"{path}: holds {len(members)} entries; a {what} holds at most {MAX_ARRAYS}")
+            arrays: dict[str, np.ndarray] = {}
+            room = MAX_ARRAY_BYTES
+            for info in members:
+                name = info.filename.removesuffix(".npy")
+                if name in arrays:
+                    raise error(f"{path}: holds the array {_short(name)} twice")
+                arrays[name] = _read_member(archive, info, room, path, error, what)
+                room -= arrays[name].nbytes
+    except FileNotFoundError:
+        raise error(f"no {what} at {path}") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as err:
+        raise error(f"{path} is not a {what}: not a whole .npz archive ({str(err)[:120]})") from None
+    except OSError as err:
+        raise error(f"{path}: cannot read the {what}: {err.strerror or err}") from None
+    meta = arrays.pop("meta", None)
+    if meta is None or meta.dtype.kind != "U" or meta.shape != ():
+        raise error(f"{path} is not a {what}: it has no metadata (a text array 'meta')")
+    try:
+        data = decode_json(str(meta[()]))
+    except ValueError as err:
+        raise error(f"{path}: its metadata is not JSON: {str(err)[:120]}") from None
+    if not isinstance(data, dict):
+        raise error(f"{path}: its metadata must be a JSON object, got {type(data).__name__}")
+    if data.get("format") != fmt or data.get("kind", None) != kind:
+        raise error(f"{path}: {what} format {_short(data.get('format'))}, this build reads {fmt}")
+    if data.get("rules_edition") != RULES_EDITION:
+        raise error(
+            f"{path} was trained under rules edition {_short(data.get('rules_edition'))}; "
+            f"this build plays rules edition {RULES_EDITION}"
+        )
+    return data, arrays
+
+
+def _read_member(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    room: int,
+    path: str | Path,
+    error: type[ValueError],
+    what: str,
+) -> np.ndarray:
+    name = info.filename
+    if not name.endswith(".npy"):
+        raise error(f"{path}: {_short(name)} is not an array (.npy) of a {what}")
+    if info.flag_bits & 0x1:  # zipfile would raise RuntimeError asking for a password
+        raise error(f"{path}: {_short(name)} is encrypted; a {what} is not")
+    with archive.open(info) as member:
+        try:
+            version = np.lib.format.read_magic(member)
+            if version not in _HEADERS:
+                raise ValueError(f".npy format version {version} (this build reads 1.0 and 2.0)")
+            shape, fortran, dtype = _HEADERS[version](member)
+        except ValueError as err:
+            raise error(f"{path}: {name} is not a readable .npy array ({str(err)[:120]})") from None
+        if dtype.kind not in "fiuU" or dtype.itemsize == 0 or any(side < 0 for side in shape):
+            raise error(f"{path}: {name} holds {dtype} {shape}; a {what} holds arrays of numbers")
+        size = math.prod(shape) * dtype.itemsize
+        if size > room:
+            raise error(
+                f"{path}: {name} claims {shape} of {dtype} ({size} bytes): more than a {what} "
+                f"holds ({MAX_ARRAY_BYTES} bytes in all)"
+            )
+        stored = info.file_size - member.tell()
+        if size != stored:
+            raise error(f"{path}: {name} claims {size} bytes of data but holds {stored}")
+        data = member.read(size + 1)
+    if len(data) != size:
+        raise error(f"{path}: {name} is cut short")
+    return np.frombuffer(data, dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def layer_count(meta: dict[str, Any], key: str, path: str | Path, error: type[ValueError]) -> int:
+    """The number of layers the metadata gives under ``key`` (at least one)."""
+    count = meta.get(key)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_ARRAYS // 2:
+        limit = MAX_ARRAYS // 2
+        raise error(f"{path}: its metadata's {key} must be a layer count 1..{limit}, got {_short(count)}")
+    return count
+
+
+def weight_arrays(
+    arrays: dict[str, np.ndarray], names: list[str], path: str | Path, error: type[ValueError]
+) -> dict[str, np.ndarray]:
+    """The arrays ``names`` as float32, each present, finite, and no other array in the file."""
+    missing = [name for name in names if name not in arrays]
+    if missing:
+        raise error(f"{path}: has no array {missing[0]}")
+    unknown = sorted(set(arrays) - set(names))
+    if unknown:
+        raise error(f"{path}: unknown array(s) {_short(', '.join(unknown))}")
+    out: dict[str, np.ndarray] = {}
+    for name in names:
+        if arrays[name].dtype.kind == "U":
+            raise error(f"{path}: {name} holds text, not numbers")
+        with np.errstate(over="ignore"):  # a float64 too large for float32 becomes inf, refused below
+            out[name] = arrays[name].astype(np.float32)
+        if not np.isfinite(out[name]).all():
+            raise error(f"{path}: {name} holds NaN or infinite values")
+    return out
+
+
+_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _short(value: object) -> str:
+    """A value of a file in a message, cut to a line."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return "a number too long to show"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def save_arrays(
@@ -259,12 +381,15 @@ __all__ = [
     "Net",
     "NetEvaluator",
     "NetFileError",
+    "layer_count",
     "one_blas_thread",
+    "read_arrays",
     "save_arrays",
     "seat_margins",
     "shipped_net_path",
     "softmax",
     "table_win_chances",
+    "weight_arrays",
     "win_chances",
     "win_shares",
 ]

@@ -14,6 +14,7 @@ token is drawn from the masked distribution with the bot's own seeded stream.
 
 from __future__ import annotations
 
+import io
 import json
 from importlib import resources
 from pathlib import Path
@@ -21,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.net import one_blas_thread
+from agents.net import layer_count, one_blas_thread, read_arrays, weight_arrays
 from sm_env.actions_v1 import Speller, TokenTable, token_table
-from sm_env.core import RULES_EDITION, Intent, Rng, SeatView
+from sm_env.core import RULES_EDITION, Intent, Rng, SeatView, write_atomically
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
@@ -50,30 +51,17 @@ class PolicyNet:
 
     @classmethod
     def load(cls, path: str | Path) -> PolicyNet:
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                count = int(meta["layers"])
-                weights = [
-                    (data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)) for i in range(count)
-                ]
-        except FileNotFoundError:
-            raise PolicyFileError(f"no policy file at {path}") from None
-        except (OSError, KeyError, ValueError, TypeError) as err:
-            raise PolicyFileError(f"{path} is not a policy file ({err})") from None
-        if meta.get("format") != FORMAT:
-            raise PolicyFileError(
-                f"{path}: policy file format {meta.get('format')!r}, this build reads {FORMAT}"
-            )
-        if meta.get("rules_edition") != RULES_EDITION:
-            raise PolicyFileError(
-                f"{path} was trained under rules edition {meta.get('rules_edition')}; "
-                f"this build plays rules edition {RULES_EDITION}"
-            )
+        meta, arrays = read_arrays(path, PolicyFileError, "policy file", FORMAT)
+        count = layer_count(meta, "layers", path, PolicyFileError)
+        matrices = weight_arrays(
+            arrays, [f"{x}{i}" for i in range(count) for x in "wb"], path, PolicyFileError
+        )
+        weights = [(matrices[f"w{i}"], matrices[f"b{i}"]) for i in range(count)]
+        width = None
         for i, (w, b) in enumerate(weights):
-            previous = weights[i - 1][0].shape[0] if i else w.shape[1]
-            if w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != previous:
+            if w.ndim != 2 or w.size == 0 or b.shape != (w.shape[0],) or w.shape[1] != (width or w.shape[1]):
                 raise PolicyFileError(f"{path}: layer {i} has shapes {w.shape} and {b.shape}")
+            width = w.shape[0]
         return cls(weights, meta)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
@@ -96,16 +84,23 @@ def export_policy(policy: Any, path: str | Path, meta: dict[str, Any]) -> None:
         if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")
     )
     names = [name for _, name in hidden] + ["action_net"]
+    write_policy([(state[f"{name}.weight"], state[f"{name}.bias"]) for name in names], path, meta)
+
+
+def write_policy(layers: list[tuple[np.ndarray, np.ndarray]], path: str | Path, meta: dict[str, Any]) -> None:
+    """A policy file of an actor's ``(weight, bias)`` layers, tanh between them, the last giving
+    the logits over the v1 tokens; ``meta`` beside them."""
     arrays: dict[str, np.ndarray] = {}
-    for i, name in enumerate(names):
-        arrays[f"w{i}"] = state[f"{name}.weight"].astype(np.float32)
-        arrays[f"b{i}"] = state[f"{name}.bias"].astype(np.float32)
-    full = {**meta, "format": FORMAT, "rules_edition": RULES_EDITION, "layers": len(names)}
+    for i, (weight, bias) in enumerate(layers):
+        arrays[f"w{i}"] = weight.astype(np.float32)
+        arrays[f"b{i}"] = bias.astype(np.float32)
+    full = {**meta, "format": FORMAT, "rules_edition": RULES_EDITION, "layers": len(layers)}
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     arrays["meta"] = np.array(json.dumps(full, sort_keys=True))
-    with open(target, "wb") as out:
-        np.savez_compressed(out, allow_pickle=False, **arrays)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, allow_pickle=False, **arrays)
+    write_atomically(target, buffer.getvalue())  # a run killed mid-write keeps the old file whole
 
 
 class PolicyBot:
@@ -191,4 +186,11 @@ class PolicyBot:
         return min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(p) - 1)
 
 
-__all__ = ["PolicyBot", "PolicyFileError", "PolicyNet", "export_policy", "shipped_policy_path"]
+__all__ = [
+    "PolicyBot",
+    "PolicyFileError",
+    "PolicyNet",
+    "export_policy",
+    "shipped_policy_path",
+    "write_policy",
+]

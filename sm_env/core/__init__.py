@@ -129,6 +129,7 @@ from sm_env.core.catalogue import (
     Catalogue,
     Deck,
     FacilitySpec,
+    decode_json,
     load_catalogue,
     parse_catalogue,
 )
@@ -233,6 +234,7 @@ from sm_env.core.replay import (
     parse_replay,
     position_to_json,
     save_position,
+    write_atomically,
 )
 from sm_env.core.rng import Rng
 from sm_env.core.scenarios import apply_scenarios, scenario_names
@@ -376,6 +378,7 @@ __all__ = [
     "check_invariants",
     "compiled_modules",
     "consist_label",
+    "decode_json",
     "describe",
     "edit",
     "eta",
@@ -422,5 +425,6 @@ __all__ = [
     "unflipped",
     "waiting_lines",
     "workers",
+    "write_atomically",
     "yard_text",
 ]

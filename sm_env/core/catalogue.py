@@ -36,6 +36,7 @@ import functools
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -56,6 +57,10 @@ MAX_CARS = 4  # a Crew Tray moves at most four cars (RA.4)
 TRACK_ENDS = ("W", "E", "NW", "NE", "SW", "SE")
 WEST_ENDS = frozenset({"W", "NW", "SW"})  # the other three ends are the east side
 REQUIRED_WORKERS = ("laborer", "porter", "freight-agent")
+MAX_NUMBER = 1000  # no count, capacity or size on a card comes near: larger is a broken file
+MAX_JSON_DEPTH = 64  # the core's files nest 6 deep
+_TOO_DEEP = f"lists and objects nest deeper than {MAX_JSON_DEPTH} levels"
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]" + "|[\ud800-\udfff]")  # a surrogate, escaped or not
 
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _E = TypeVar("_E", bound=enum.Enum)
@@ -284,24 +289,74 @@ def _load(file: Traversable, source: str) -> Catalogue:
     except OSError as exc:
         raise CatalogueError(f"{source}: cannot read the catalogue file: {exc.strerror or exc}") from None
     try:
-        data: object = json.loads(text, object_pairs_hook=functools.partial(_unique_keys, source))
+        data = decode_json(text)
     except json.JSONDecodeError as exc:
         raise CatalogueError(
             f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except ValueError as exc:
+        raise CatalogueError(f"{source}: {exc}") from None
     return parse_catalogue(data, source)
 
 
-def _unique_keys(source: str, pairs: list[tuple[str, object]]) -> dict[str, object]:
+# --- the JSON of the core's files --------------------------------------------------------------
+
+
+def decode_json(text: str) -> object:
+    """The JSON value of a file's text (a catalogue, a replay, a position), stricter than
+    ``json.loads``: ``json.JSONDecodeError`` (line and column) for text that is not JSON, and
+    ``ValueError`` saying what is wrong for a key given twice in one object (json would keep
+    the last silently), NaN or Infinity (not JSON), lists and objects nested deeper than
+    ``MAX_JSON_DEPTH`` (a file of ours nests 6 deep; much deeper would overflow the stack of
+    whatever walks it), a number too long to read, or a string holding half of a surrogate
+    pair (it cannot be written back as UTF-8)."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_not_a_number)
+    except RecursionError:
+        raise _JSONProblem(_TOO_DEEP) from None
+    except (json.JSONDecodeError, _JSONProblem):
+        raise
+    except ValueError:  # the one other: int() refusing a number of thousands of digits
+        raise _JSONProblem(f"a number has more than {sys.get_int_max_str_digits()} digits") from None
+    texts = _SURROGATE.search(text) is not None  # only then can a string fail to be text
+    pending: list[tuple[object, int]] = [(data, 1)]
+    while pending:  # iterative: a recursive walk is what the limit protects
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise _JSONProblem(_TOO_DEEP)
+            items = value.values() if isinstance(value, dict) else value
+            pending.extend((item, depth + 1) for item in items)
+            if texts and isinstance(value, dict):
+                pending.extend((key, depth) for key in value)
+        elif texts and isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _JSONProblem(
+                    f"the string {_show(value)} holds half of a surrogate pair (\\ud800-\\udfff): not text"
+                ) from None
+    return data
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     # json keeps the last of repeated keys silently; a repeat in a hand-edited file is a mistake
     obj: dict[str, object] = {}
     for key, value in pairs:
         if key in obj:
             name = dict(pairs).get("id")
             where = f" (in the object with id {_show(name)})" if isinstance(name, str) else ""
-            raise CatalogueError(f"{source}: duplicate key {_show(key)} in a JSON object{where}")
+            raise _JSONProblem(f"duplicate key {_show(key)} in a JSON object{where}")
         obj[key] = value
     return obj
+
+
+def _not_a_number(name: str) -> NoReturn:
+    raise _JSONProblem(f"{name} is not a JSON number")
+
+
+class _JSONProblem(ValueError):
+    """Valid JSON syntax that ``decode_json`` refuses."""
 
 
 # --- reading JSON values with their place in the file ----------------------------------------
@@ -390,6 +445,8 @@ class _Obj:
             else:
                 expected = f"an integer in {lo}..{hi}"
             self.fail(key, f"must be {expected}{why}, got {_show(value)}")
+        if value > MAX_NUMBER:  # a deck of a billion cards would be dealt before anything failed
+            self.fail(key, f"must be at most {MAX_NUMBER}, got {_show(value)}")
         return value
 
     def flag(self, key: str, expected: bool | None = None, why: str = "") -> bool:

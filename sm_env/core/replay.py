@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sm_env.core.catalogue import Catalogue, load_catalogue
+from sm_env.core.catalogue import Catalogue, decode_json, load_catalogue
 from sm_env.core.config import RULES_EDITION, GameConfig, HouseRules
 from sm_env.core.engine import load_snapshot, new_game
 from sm_env.core.errors import ConfigError, IllegalIntent, ReplayError, SnapshotError
@@ -118,7 +118,7 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
     data = _checked_header(data, source, "replay", FORMAT, VERSION, _KEYS, _OPTIONAL_KEYS)
     seed = data["seed"]
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 0xFFFFFFFF:
-        raise ReplayError(f"{source}: seed must be an integer in 0..4294967295, got {seed!r}")
+        raise ReplayError(f"{source}: seed must be an integer in 0..4294967295, got {_shown(seed)}")
     config = _config(data, source)
     decisions = data["decisions"]
     if not isinstance(decisions, list):
@@ -128,10 +128,10 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         try:
             intents.append(intent_from_json(item, cat))
         except ValueError as err:
-            raise ReplayError(f"{source}: decisions[{i}]: {err}") from None
+            raise ReplayError(f"{source}: decisions[{i}]: {_cut(err)}") from None
     final_hash = data["final_hash"]
     if not isinstance(final_hash, str) or not _HEX64.fullmatch(final_hash):
-        raise ReplayError(f"{source}: final_hash must be a 64-character hex string, got {final_hash!r}")
+        raise ReplayError(f"{source}: final_hash must be a 64-character hex string, got {_shown(final_hash)}")
     seats = data.get("seats", [])
     if (
         not isinstance(seats, list)
@@ -139,7 +139,7 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         or not all(isinstance(s, str) and s for s in seats)
     ):
         raise ReplayError(
-            f"{source}: seats must list one non-empty name per seat ({config.offices}), got {seats!r}"
+            f"{source}: seats must list one non-empty name per seat ({config.offices}), got {_shown(seats)}"
         )
     holders = data.get("holders", [])
     if not isinstance(holders, list):
@@ -153,7 +153,7 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         )
     for i, holder in enumerate(holders):
         if not isinstance(holder, str) or not holder:
-            raise ReplayError(f"{source}: holders[{i}] must be a non-empty name, got {holder!r}")
+            raise ReplayError(f"{source}: holders[{i}] must be a non-empty name, got {_shown(holder)}")
     return Replay(seed, config, tuple(intents), final_hash, tuple(seats), tuple(holders))
 
 
@@ -178,15 +178,15 @@ def save_position(state: GameState, path: str | os.PathLike[str]) -> None:
     write_atomically(path, json.dumps(position_to_json(state), indent=1) + "\n")
 
 
-def write_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it
-    over ``path``: readers see the old file or the new one, never a part."""
+def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` (text is written as UTF-8) to a temporary file beside ``path``, flush it
+    to disk, then rename it over ``path``: readers see the old file or the new one, never a part."""
     target = Path(path)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         os.chmod(temp, _file_mode(target))  # mkstemp makes it 0600; keep the usual permissions
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, target)
@@ -201,7 +201,7 @@ def parse_position(data: object, catalogue: Catalogue | None = None, source: str
     config = _config(data, source)
     recorded = data["hash"]
     if not isinstance(recorded, str) or not _HEX64.fullmatch(recorded):
-        raise ReplayError(f"{source}: hash must be a 64-character hex string, got {recorded!r}")
+        raise ReplayError(f"{source}: hash must be a 64-character hex string, got {_shown(recorded)}")
     try:
         state = load_snapshot(data["state"], config, catalogue)
     except SnapshotError as err:
@@ -233,25 +233,26 @@ def _checked_header(
         raise ReplayError(f"{source}: a {what} must be a JSON object, got {type(data).__name__}")
     if data.get("format") != fmt:
         raise ReplayError(
-            f"{source}: not a Station Master {what} (format must be {fmt!r}, got {data.get('format')!r})"
+            f"{source}: not a Station Master {what} "
+            f"(format must be {fmt!r}, got {_shown(data.get('format'))})"
         )
     if data.get("version") == 1:  # written before rules editions were recorded
         raise ReplayError(_edition_message(source, what, 1))
     if data.get("version") != version:
         raise ReplayError(
-            f"{source}: unsupported {what} version {data.get('version')!r} (this build reads {version})"
+            f"{source}: unsupported {what} version {_shown(data.get('version'))} (this build reads {version})"
         )
     edition = data.get("rules_edition")
     if edition != RULES_EDITION:
         if not isinstance(edition, int) or isinstance(edition, bool) or edition < 1:
-            raise ReplayError(f"{source}: rules_edition must be a positive integer, got {edition!r}")
+            raise ReplayError(f"{source}: rules_edition must be a positive integer, got {_shown(edition)}")
         raise ReplayError(_edition_message(source, what, edition))
     missing = [k for k in keys if k not in data]
-    unknown = sorted(set(data) - set(keys) - set(optional))
+    unknown = sorted(str(key) for key in set(data) - set(keys) - set(optional))
     if missing:
         raise ReplayError(f"{source}: missing key(s): {', '.join(missing)}")
     if unknown:
-        raise ReplayError(f"{source}: unknown key(s): {', '.join(unknown)}")
+        raise ReplayError(f"{source}: unknown key(s): {_cut(', '.join(unknown))}")
     return data
 
 
@@ -277,7 +278,7 @@ def _config(data: dict[str, Any], source: str) -> GameConfig:
     try:
         return GameConfig.from_dict(data["config"], HouseRules.from_dict(data["house_rules"]))
     except ConfigError as err:
-        raise ReplayError(f"{source}: {err}") from None
+        raise ReplayError(f"{source}: {_cut(err)}") from None
 
 
 def _read_json(path: str | os.PathLike[str]) -> object:
@@ -289,11 +290,25 @@ def _read_json(path: str | os.PathLike[str]) -> object:
     except (OSError, UnicodeDecodeError) as err:
         raise ReplayError(f"{source}: cannot read the file: {err}") from None
     try:
-        data = json.loads(text)
+        data = decode_json(text)
     except json.JSONDecodeError as err:
         raise ReplayError(
             f"{source}: not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
         ) from None
-    except (ValueError, RecursionError) as err:  # e.g. a 5000-digit number, or nesting too deep
+    except ValueError as err:  # a key twice, NaN, nesting too deep, a 5000-digit number
         raise ReplayError(f"{source}: not a usable JSON document: {err}") from None
     return data
+
+
+def _shown(value: object) -> str:
+    """A value of the file in a message, cut to a line."""
+    try:
+        return _cut(repr(value), 60)
+    except ValueError:  # an int too long to print
+        return "a number too long to show"
+
+
+def _cut(text: object, limit: int = 300) -> str:
+    """A message from a lower layer that may quote a value of the file, cut to a line."""
+    line = str(text)
+    return line if len(line) <= limit else line[: limit - 3] + "..."

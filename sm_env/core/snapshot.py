@@ -193,9 +193,10 @@ def _object(value: object, path: str, keys: tuple[str, ...]) -> dict[Any, Any]:
     missing = [key for key in keys if key not in value]
     if missing:
         _fail(path, f"missing key(s): {', '.join(missing)}")
-    unknown = sorted(repr(key) for key in value if key not in keys)
-    if unknown:
-        _fail(path, f"unknown key(s): {', '.join(unknown)}")
+    unknown = sorted(_show(key) for key in value if key not in keys)
+    if unknown:  # the first few: a file may hold thousands
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        _fail(path, f"unknown key(s): {', '.join(unknown[:5])}{more}")
     return value
 
 

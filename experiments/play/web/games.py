@@ -9,7 +9,6 @@ anything changes, so a refused request leaves the game exactly as it was.
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import threading
@@ -19,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import BotSpecError, WinEstimator, make_bot, seat_seed
+from agents import REGISTRY, BotSpecError, WinEstimator, make_bot, seat_seed
 from experiments.play.table.notices import notice_line
 from experiments.play.table.session import HUMAN, Session
 from experiments.play.table.viewer import Positions
 from experiments.play.web.decisions import decision_label
 from sm_env.core import (
+    MAX_OFFICES,
+    MIN_OFFICES,
     Catalogue,
     Event,
     GameConfig,
@@ -36,6 +37,7 @@ from sm_env.core import (
     Replay,
     ReplayError,
     StationMasterError,
+    decode_json,
     load_catalogue,
     load_replay,
     new_game,
@@ -46,6 +48,13 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 HINT_BOT = "hard"
 CHANCE_SAMPLES = 8  # rollouts a seat's chance to win takes at each Stage of a replay chart
 MAX_REPLAY_BYTES = 20 * 1024 * 1024
+MAX_NAME = 255  # a replay file's name, shown back in every answer about it
+# What a server holds in memory, however many requests come: the games beyond MAX_GAMES stay
+# in their save files and are read back when asked for; a game asked for within IDLE_SECONDS
+# is in use and is never put away; opening a replay beyond MAX_REPLAYS closes the oldest.
+MAX_GAMES = 64
+MAX_REPLAYS = 8
+IDLE_SECONDS = 60.0
 
 
 class RequestError(ValueError):
@@ -68,6 +77,10 @@ class Forbidden(RequestError):
 
 class TooLarge(RequestError):
     status = 413
+
+
+class Busy(RequestError):
+    status = 429
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +145,7 @@ class WebGame:
         self.log: list[LogEntry] = []
         self.setup_events: tuple[Event, ...] = ()
         self.updated = time.time()
+        self.used = time.monotonic()  # when a request last asked for it (GameStore.get)
         self._rebuild_log()
 
     # ------------------------------------------------------------------ reading
@@ -244,7 +258,7 @@ class WebGame:
         if not view.legal_intents():
             raise RequestError(f"seat {seat} has nothing to decide now")
         try:
-            bot = make_bot(spec, seat_seed(self.session.seed, seat))
+            bot = make_bot(web_bot(spec), seat_seed(self.session.seed, seat))
         except BotSpecError as err:
             raise RequestError(str(err)) from None
         intent = bot.choose(view)
@@ -338,7 +352,7 @@ def parse_setup(data: object) -> tuple[int, GameConfig, list[str]]:
     known = {"seed", "offices", "days", "target", "mode", "house_rules", "seats"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise RequestError(f"unknown setup field(s): {', '.join(unknown)}")
+        raise RequestError(f"unknown setup field(s): {brief(', '.join(unknown))}")
     seats = data.get("seats")
     if not isinstance(seats, list) or not seats or not all(isinstance(s, str) and s for s in seats):
         raise RequestError("seats must be a list of holders: 'human' or a bot name, one per office")
@@ -348,25 +362,49 @@ def parse_setup(data: object) -> tuple[int, GameConfig, list[str]]:
     rules = data.get("house_rules", [])
     if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
         raise RequestError("house_rules must be a list of house rule names")
+    days, target, mode = data.get("days", 2), data.get("target"), data.get("mode", Mode.COMPETITIVE.value)
+    if not isinstance(days, int) or not isinstance(target, int | None) or not isinstance(mode, str):
+        raise RequestError(
+            f"days must be a whole number, target a whole number or null and mode a name, "
+            f"got {brief(days)}, {brief(target)} and {brief(mode)}"
+        )
+    if len(seats) > MAX_OFFICES:  # before the config: its message would repeat a long list
+        raise RequestError(f"offices must be an integer {MIN_OFFICES}..{MAX_OFFICES}, got {len(seats)} seats")
     try:
         config = GameConfig(
             offices=len(seats),
-            days=data.get("days", 2),
-            target_revenue=data.get("target"),
-            mode=Mode(data.get("mode", Mode.COMPETITIVE.value)),
+            days=days,
+            target_revenue=target,
+            mode=Mode(mode),
             house_rules=HouseRules.from_names(rules),
         )
-    except (StationMasterError, ValueError) as err:
-        raise RequestError(str(err)) from None
+    except (StationMasterError, ValueError) as err:  # a mode's name may be megabytes long
+        raise RequestError(str(err) if len(str(err)) <= 300 else str(err)[:297] + "...") from None
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
-        raise RequestError(f"seed must be a whole number 0..4294967295, got {seed!r}")
+        raise RequestError(f"seed must be a whole number 0..4294967295, got {brief(seed)}")
     for spec in seats:
         if spec != HUMAN:
             try:
-                make_bot(spec, 0)
+                make_bot(web_bot(spec), 0)
             except BotSpecError as err:
                 raise RequestError(str(err)) from None
     return seed, config, seats
+
+
+def web_bot(spec: str) -> str:
+    """A bot a page may ask for: a registered name without parameters. Parameters stay with
+    the command line: a page may not make the server read one of its files (``policy:path=``,
+    ``mcts:net=``) or think for hours (``mcts:iterations=10000000``)."""
+    if spec not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY))
+        raise RequestError(f"unknown bot {brief(spec)}: a seat or a hint takes a bot by name ({known})")
+    return spec
+
+
+def brief(value: object) -> str:
+    """A value of a request in a message, cut to a line."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass
@@ -380,14 +418,23 @@ class ReplayView:
 
 
 class GameStore:
-    """The server's games (by id) and opened replays, with the games folder they save to."""
+    """The server's games (by id) and opened replays, with the games folder they save to; at
+    most ``max_games`` games and ``max_replays`` replays in memory (see ``MAX_GAMES``)."""
 
-    def __init__(self, folder: str | Path, catalogue: Catalogue | None = None) -> None:
+    def __init__(
+        self,
+        folder: str | Path,
+        catalogue: Catalogue | None = None,
+        max_games: int = MAX_GAMES,
+        max_replays: int = MAX_REPLAYS,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.catalogue = catalogue or load_catalogue()
         self.games: dict[str, WebGame] = {}
         self.replays: dict[str, ReplayView] = {}
+        self.max_games, self.max_replays, self.idle_seconds = max_games, max_replays, idle_seconds
         self.lock = threading.Lock()
 
     def path_of(self, game_id: str) -> Path:
@@ -395,32 +442,53 @@ class GameStore:
 
     def create(self, data: object) -> WebGame:
         seed, config, seats = parse_setup(data)
-        game_id = secrets.token_urlsafe(6)
-        session = Session(seed, config, seats, self.path_of(game_id), self.catalogue)
-        session.autosave()
-        game = WebGame(game_id, session)
-        with self.lock:
-            self.games[game_id] = game
+        with self.lock:  # room first: a refused game leaves no file behind
+            self._make_room()
+            game_id = secrets.token_urlsafe(6)
+            session = Session(seed, config, seats, self.path_of(game_id), self.catalogue)
+            session.autosave()
+            game = self.games[game_id] = WebGame(game_id, session)
         return game
 
     def get(self, game_id: str) -> WebGame:
         if not GAME_ID.match(game_id):
-            raise NotFound(f"no game {game_id!r}")
+            raise NotFound(f"no game {brief(game_id)}")
         with self.lock:
             game = self.games.get(game_id)
-            if game is not None:
-                return game
-            path = self.path_of(game_id)
-            if not path.is_file():
-                raise NotFound(f"no game {game_id!r}: it was never started here or its file is gone")
-            try:
-                session = Session.resume(
-                    load_replay(path, self.catalogue), save_path=path, catalogue=self.catalogue
-                )
-            except (ReplayError, StationMasterError, OSError, ValueError) as err:
-                raise RequestError(f"the saved game {game_id} cannot be resumed: {err}") from None
-            game = self.games[game_id] = WebGame(game_id, session)
+            if game is None:
+                game = self._resume(game_id)
+            game.used = time.monotonic()
             return game
+
+    def _resume(self, game_id: str) -> WebGame:
+        path = self.path_of(game_id)
+        if not path.is_file():
+            raise NotFound(f"no game {game_id!r}: it was never started here or its file is gone")
+        try:
+            session = Session.resume(
+                load_replay(path, self.catalogue), save_path=path, catalogue=self.catalogue
+            )
+        except (ReplayError, StationMasterError, OSError, ValueError) as err:
+            raise RequestError(f"the saved game {game_id} cannot be resumed: {err}") from None
+        self._make_room()
+        game = self.games[game_id] = WebGame(game_id, session)
+        return game
+
+    def _make_room(self) -> None:
+        """With ``max_games`` in memory, put away the one asked for longest ago, if no request
+        has asked for it within ``idle_seconds`` and its save file is up to date (it is read
+        back when asked for); else refuse (429)."""
+        if len(self.games) < self.max_games:
+            return
+        now = time.monotonic()
+        idle = [
+            game
+            for game in self.games.values()
+            if now - game.used >= self.idle_seconds and game.session.save_problem is None
+        ]
+        if not idle:
+            raise Busy(f"the table holds {len(self.games)} games in play, its most: try again in a minute")
+        del self.games[min(idle, key=lambda game: game.used).id]
 
     def saved(self) -> list[dict[str, Any]]:
         """The saved games in the folder, newest first, each with its settings and progress."""
@@ -429,7 +497,7 @@ class GameStore:
             if not GAME_ID.match(path.stem):
                 continue
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data: Any = decode_json(path.read_text(encoding="utf-8"))
                 config = data["config"]
                 out.append({
                     "id": path.stem,
@@ -447,9 +515,11 @@ class GameStore:
         """A replay file's text, opened to scrub."""
         if len(text) > MAX_REPLAY_BYTES:
             raise RequestError(f"the replay file is larger than {MAX_REPLAY_BYTES // (1024 * 1024)} MB")
+        if len(name) > MAX_NAME:
+            raise RequestError(f"the replay file's name is longer than {MAX_NAME} characters")
         try:
-            replay = parse_replay(json.loads(text), self.catalogue, name or "the file")
-        except (ReplayError, StationMasterError, ValueError, RecursionError) as err:
+            replay = parse_replay(decode_json(text), self.catalogue, name or "the file")
+        except (ReplayError, StationMasterError, ValueError) as err:
             raise RequestError(f"{name or 'the file'} is not a replay this table can open: {err}") from None
         return self.open(name, replay)
 
@@ -461,6 +531,8 @@ class GameStore:
             raise RequestError(f"{name or 'the file'} is not a replay this table can open: {err}") from None
         view = ReplayView(secrets.token_urlsafe(6), name, positions)
         with self.lock:
+            while len(self.replays) >= self.max_replays:  # the oldest opened is closed
+                del self.replays[next(iter(self.replays))]
             self.replays[view.id] = view
         return view
 
@@ -468,7 +540,7 @@ class GameStore:
         with self.lock:
             view = self.replays.get(replay_id)
         if view is None:
-            raise NotFound(f"no open replay {replay_id!r}: open the file again")
+            raise NotFound(f"no open replay {brief(replay_id)}: open the file again")
         return view
 
 

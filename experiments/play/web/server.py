@@ -13,7 +13,6 @@ gets a 4xx with ``{"error": message}`` and changes nothing.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -48,13 +47,14 @@ from experiments.play.web.games import (
     RequestError,
     TooLarge,
     WebGame,
+    brief,
     chance_curve,
     plain_line,
     seat_names,
     touched,
 )
 from experiments.play.web.scene import scene
-from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, event_text
+from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, decode_json, event_text
 
 STATIC = Path(__file__).parent / "static"
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -62,6 +62,8 @@ MAX_BODY = MAX_REPLAY_BYTES + 4096
 AHEAD_SAMPLES = 24
 LOG_TAIL = 400  # decisions of the log sent with a table
 RECENT = 6  # a watcher sees the last few decisions marked on the board
+_DIGITS = re.compile(r"[0-9]+")
+_INT = re.compile(r"-?[0-9]{1,11}")
 _SEAT_NOTE = re.compile(r"\bseat (\d+) \([^()]*\)")  # "seat 1 (medium)": plain_line names the seat again
 
 
@@ -70,18 +72,21 @@ def _error(message: str, status: int) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, refused (400, 413) when it is not one or too large."""
+    """The request's JSON object, refused (400, 413) when it is not one or too large: a body
+    longer than ``MAX_BODY`` is refused by its declared length, or as soon as it grows past it."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        raise TooLarge("the request body is too large or its length is not a number")
-    raw = b""
+    if declared is not None and not _DIGITS.fullmatch(declared):
+        raise RequestError(f"the request's Content-Length is not a number: {brief(declared)}")
+    if declared is not None and (len(declared) > 18 or int(declared) > MAX_BODY):
+        raise TooLarge(f"the request body is too large: more than {MAX_BODY} bytes")
+    raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > MAX_BODY:
-            raise TooLarge("the request body is too large")
+            raise TooLarge(f"the request body is too large: more than {MAX_BODY} bytes")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        data = decode_json(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
         raise RequestError(f"the request body is not JSON: {err}") from None
     if not isinstance(data, dict):
         raise RequestError("the request body must be a JSON object")
@@ -90,10 +95,10 @@ async def _body(request: Request) -> dict[str, Any]:
 
 def _int(data: dict[str, Any] | Any, key: str, source: str = "body") -> int:
     value = data.get(key)
-    if isinstance(value, str) and value.lstrip("-").isdigit() and len(value) < 12:
+    if isinstance(value, str) and _INT.fullmatch(value):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(f"{key} must be a whole number in the {source}, got {value!r}")
+        raise RequestError(f"{key} must be a whole number in the {source}, got {brief(value)}")
     return value
 
 
@@ -318,7 +323,7 @@ def make_app(store: GameStore) -> Starlette:
         try:
             reveal = {int(s) for s in raw.split(",") if s != ""}
         except ValueError:
-            raise RequestError(f"reveal must list seat numbers, got {raw!r}") from None
+            raise RequestError(f"reveal must list seat numbers, got {brief(raw)}") from None
         labels = _replay_labels(view)
         return {
             "index": index,
