@@ -17,6 +17,11 @@ measure from the seats' final revenue (``experiments.arena.stats.skill_share``, 
 the block) and every pair of distinct bots' paired difference, the first in the list less the
 second (``paired_difference``). It needs at least two distinct bots.
 
+Resuming. With ``--journal FILE`` each finished game's record is appended to FILE as it comes
+back (``experiments.arena.journal``), and ``--resume`` plays only the games it lacks: the
+tables and the JSON document are those of a run that never stopped. The journal is removed
+once they are printed.
+
 Observation. A game is played by its own loop (each bot gets only its seat's view) and after
 every decision the harness reads the new ``state.events`` (then clears them) and notices a new
 Stage by ``(state.day, state.stage)``; the yards and cars are counted once per day, when the
@@ -53,6 +58,7 @@ that completed a run of their mean trip, and the shortest and longest trip of al
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -61,6 +67,7 @@ from statistics import fmean
 from typing import Any
 
 from agents import bot_label, bot_name, make_bot, seat_seed
+from experiments.arena.journal import as_tuples
 from experiments.arena.ledger import LEDGER_KINDS
 from experiments.arena.parallel import Workers, as_workers, run_all
 from experiments.arena.stats import mean_ci
@@ -628,13 +635,59 @@ def jobs_of(balance: Balance) -> list[Job]:
     ]
 
 
-def play(balance: Balance, jobs: int | Workers = 1, progress: bool = False) -> list[GameRecord]:
-    """Every game, in (office count, game) order whatever ``jobs`` is."""
-    tasks = jobs_of(balance)
+def play(
+    balance: Balance,
+    jobs: int | Workers = 1,
+    progress: bool = False,
+    done: Sequence[GameRecord] = (),
+    on_result: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
+    """Every game, in (office count, game) order whatever ``jobs`` is. The games of ``done``
+    (a resumed run's) are not played again; ``on_result`` gets each game played as it finishes."""
+    finished = {(r.offices, r.game) for r in done}
+    tasks = [task for task in jobs_of(balance) if (task[0], task[1]) not in finished]
     order = {offices: i for i, offices in enumerate(balance.offices)}
     longest_first = sorted(tasks, key=lambda t: -t[0])  # the big tables last the longest
-    records = run_all(play_one, longest_first if as_workers(jobs).parallel else tasks, jobs, progress)
-    return sorted(records, key=lambda r: (order[r.offices], r.game))
+    played = run_all(
+        play_one, longest_first if as_workers(jobs).parallel else tasks, jobs, progress, on_result
+    )
+    return sorted([*done, *played], key=lambda r: (order[r.offices], r.game))
+
+
+def journal_header(balance: Balance) -> dict[str, Any]:
+    """What decides a balance run's games, for its journal: a resumed run must match it."""
+    return {
+        "run": "balance",
+        "offices": list(balance.offices),
+        "days": balance.days,
+        "games": balance.games,
+        "seed": balance.seed,
+        "bots": [bot_label(bot) for bot in balance.bots],
+        "house_rules": balance.house_rules.to_dict(),
+        "paired": balance.paired,
+    }
+
+
+def record_json(record: GameRecord) -> dict[str, Any]:
+    return dataclasses.asdict(record)
+
+
+def record_from_json(data: dict[str, Any], balance: Balance, source: str) -> GameRecord:
+    """A journal line back as a ``GameRecord``; ``BalanceError`` names what does not fit."""
+    fields = [f.name for f in dataclasses.fields(GameRecord)]
+    if sorted(data) != sorted(fields):
+        raise BalanceError(f"{source}: a game's line must have the keys {', '.join(fields)}")
+    offices, game = data["offices"], data["game"]
+    if (
+        offices not in balance.offices
+        or not isinstance(game, int)
+        or not 0 <= game < balance.games_per_office_count()
+        or not isinstance(data["days"], list)
+        or len(data["days"]) != balance.days
+    ):
+        raise BalanceError(f"{source}: the game ({offices!r} offices, game {game!r}) is not of this run")
+
+    return GameRecord(**{key: as_tuples(data[key]) for key in fields})
 
 
 # ---------------------------------------------------------------------------- aggregates

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import sys
@@ -16,6 +17,7 @@ from rich.table import Table
 from agents import split_bot_list
 from experiments.arena import balance as bal
 from experiments.arena import tournament as tour
+from experiments.arena.journal import Journal, JournalError, journal_path
 from experiments.command import (
     Command,
     add_backend_options,
@@ -27,7 +29,7 @@ from experiments.command import (
     workers_of,
     workers_text,
 )
-from sm_env.core import GameConfig, HouseRules
+from sm_env.core import GameConfig, HouseRules, write_atomically
 
 
 def _announce(args: argparse.Namespace, text: str) -> None:
@@ -78,6 +80,12 @@ def _add_tournament_arguments(match: argparse.ArgumentParser) -> None:
         "--csv", default="tournament.csv", metavar="FILE", help="one row per game (default tournament.csv)"
     )
     match.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with a stopped run of the same options: the games in FILE.journal are not "
+        "played again (every run keeps that journal of its finished games until the CSV is written)",
+    )
+    match.add_argument(
         "--plot", metavar="FILE.png", help="ratings and revenue chart (default: the CSV's name, .png)"
     )
     match.add_argument(
@@ -101,24 +109,44 @@ def _run_tournament(args: argparse.Namespace) -> int:
     total = match.deals * len(seatings)
     csv_path = Path(args.csv)
     plot_path = Path(args.plot) if args.plot else csv_path.with_suffix(".png")
-    if not plot_path.parent.is_dir():  # found out now, not after the games
-        raise tour.TournamentError(f"no folder {plot_path.parent} to write the plot {plot_path} in")
+    for path, what in ((csv_path, "CSV"), (plot_path, "plot")):  # found out now, not after the games
+        if not path.parent.is_dir():
+            raise tour.TournamentError(f"no folder {path.parent} to write the {what} {path} in")
     if args.replays:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    with csv_path.open("w", newline="", encoding="utf-8") as out:
+    header, path = tour.journal_header(match), journal_path(csv_path)
+    journal = Journal.resume(path, header) if args.resume else Journal.start(path, header)
+    try:
+        done = [
+            tour.result_from_json(item, match, f"{path}, game {i + 1}")
+            for i, item in enumerate(journal.items)
+        ]
         last_seed, lineups = match.seed + match.deals - 1, seatings[-1].lineup + 1
         _announce(
             args,
             f"{total} games: {match.deals} deals (seeds {match.seed}..{last_seed}) under {len(seatings)} "
-            f"seatings ({lineups} line-up(s) × {config.offices} rotation(s)), {workers_text(workers)}",
+            f"seatings ({lineups} line-up(s) × {config.offices} rotation(s)), {workers_text(workers)}"
+            + (f"; {len(done)} already played ({path})" if args.resume else ""),
         )
-        results = tour.play(match, workers, progress=_progress(args), replays=args.replays or "")
-        tour.write_csv(out, match, seatings, results)
+        results = tour.play(
+            match,
+            workers,
+            progress=_progress(args),
+            replays=args.replays or "",
+            done=done,
+            on_result=lambda result: journal.append(tour.result_json(result)),
+        )
+    finally:
+        journal.close()
+    text = io.StringIO()
+    tour.write_csv(text, match, seatings, results)
+    write_atomically(csv_path, text.getvalue())
     wall = time.perf_counter() - start
     summaries = tour.summarize(match, seatings, results)
     found = tour.skill(match, seatings, results)
     tour.plot(plot_path, summaries)
+    journal.finish()
     if args.json:
         data = tour.summary_json(match, seatings, summaries)
         data.update(skill=tour.skill_json(found), csv=str(csv_path), plot=str(plot_path), wall_seconds=wall)
@@ -178,7 +206,7 @@ TOURNAMENT = Command(
     "play bots against each other in every seat and rate them",
     _add_tournament_arguments,
     _run_tournament,
-    errors=(tour.TournamentError,),
+    errors=(tour.TournamentError, JournalError),
 )
 
 
@@ -215,6 +243,15 @@ def _add_balance_arguments(balance: argparse.ArgumentParser) -> None:
     add_jobs_option(balance)
     add_backend_options(balance)
     add_house_rule_option(balance)
+    balance.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="keep a journal of the finished games in FILE (removed once the tables are out), "
+        "so that a stopped run can --resume",
+    )
+    balance.add_argument(
+        "--resume", action="store_true", help="go on with the stopped run of --journal FILE (same options)"
+    )
     balance.add_argument("--json", action="store_true", help="print only a JSON document")
     balance.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -230,21 +267,56 @@ def _run_balance(args: argparse.Namespace) -> int:
         house_rules=HouseRules.from_names(args.house_rule),
         paired=args.paired,
     )
+    journal = _balance_journal(args, run)
     total = len(run.offices) * run.games_per_office_count()
     per_office_count = f"{run.games} deals × {len(run.bots)} rotations" if run.paired else str(run.games)
     _announce(
         args,
         f"{total} games: {per_office_count} per office count {','.join(map(str, run.offices))} "
         f"(seeds {run.seed}..{run.seed + run.games - 1}), {run.days} day(s), bots {','.join(run.bots)} "
-        f"rotated over the seats, house rules: {house_rules_text(run.house_rules)}, {workers_text(workers)}",
+        f"rotated over the seats, house rules: {house_rules_text(run.house_rules)}, {workers_text(workers)}"
+        + (f"; {len(journal.items)} already played ({journal.path})" if journal and args.resume else ""),
     )
     start = time.perf_counter()
-    records = bal.play(run, workers, progress=_progress(args))
+    if journal is None:
+        records = bal.play(run, workers, progress=_progress(args))
+    else:
+        try:
+            done = [
+                bal.record_from_json(item, run, f"{journal.path}, game {i + 1}")
+                for i, item in enumerate(journal.items)
+            ]
+            records = bal.play(
+                run, workers, _progress(args), done, lambda record: journal.append(bal.record_json(record))
+            )
+        finally:
+            journal.close()
     wall = time.perf_counter() - start
-    summaries = bal.summarize(run, records)
+    _print_balance(args, run, bal.summarize(run, records), f"{total} games in {wall:.1f} s")
+    if journal is not None:
+        journal.finish()
+    return 0
+
+
+def _balance_journal(args: argparse.Namespace, run: bal.Balance) -> Journal | None:
+    """The journal of ``--journal``, resumed with ``--resume``; None without one."""
+    if args.journal is None:
+        if args.resume:
+            raise bal.BalanceError("--resume goes on from a journal: give --journal FILE")
+        return None
+    path = Path(args.journal)
+    if not path.parent.is_dir():
+        raise bal.BalanceError(f"no folder {path.parent} to write the journal {path} in")
+    header = bal.journal_header(run)
+    return Journal.resume(path, header) if args.resume else Journal.start(path, header)
+
+
+def _print_balance(
+    args: argparse.Namespace, run: bal.Balance, summaries: Sequence[bal.OfficeSummary], timing: str
+) -> None:
     if args.json:
         print(json.dumps(bal.document(run, summaries), indent=2))
-        return 0
+        return
     console = output_console(160)
     for summary in summaries:
         console.print(_balance_table(run, summary))
@@ -260,8 +332,7 @@ def _run_balance(args: argparse.Namespace) -> int:
         "all days: per game, the total of a count and the mean over the days of a day's-end level; "
         "trip lengths by day of completion (docs/balance.md)"
     )
-    console.print(f"{total} games in {wall:.1f} s")
-    return 0
+    console.print(timing)
 
 
 def _balance_table(run: bal.Balance, summary: bal.OfficeSummary) -> Table:
@@ -290,7 +361,7 @@ BALANCE = Command(
     "measure the rules per game-day over many games of the bots",
     _add_balance_arguments,
     _run_balance,
-    errors=(bal.BalanceError,),
+    errors=(bal.BalanceError, JournalError),
 )
 
 COMMANDS = (TOURNAMENT, BALANCE)

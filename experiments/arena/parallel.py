@@ -19,6 +19,7 @@ import socket
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -110,28 +111,39 @@ def run_all(
     tasks: Sequence[Task],
     jobs: int | Workers = 1,
     progress: bool = False,
+    on_result: Callable[[Result], None] | None = None,
 ) -> list[Result]:
     """``play_one`` of every task, in ``jobs`` worker processes (spawned, so a worker shares
     nothing with the caller) or on a Ray cluster (``Workers``); results come in the order they
-    finish, for the caller to sort."""
+    finish, for the caller to sort. ``on_result`` is called in this process with each result
+    as it comes back (a journal records it there)."""
     workers = as_workers(jobs)
     results: list[Result] = []
+
+    def take(result: Result) -> None:
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
     with tqdm(total=len(tasks), unit="game", file=sys.stderr, disable=not progress) as bar:
+        if not tasks:
+            return results
         if workers.backend == "ray":
             for batch in _run_on_ray(play_one, tasks, workers.address):
-                results.extend(batch)
+                for finished in batch:
+                    take(finished)
                 bar.update(len(batch))
             return results
         if workers.jobs == 1:
             for task in tasks:
-                results.append(play_one(task))
+                take(play_one(task))
                 bar.update()
             return results
         processes = min(workers.jobs, len(tasks))
         chunk = max(1, len(tasks) // (processes * 16))  # games take milliseconds: batch them
         with multiprocessing.get_context("spawn").Pool(processes) as pool:
             for result in pool.imap_unordered(_Guarded(play_one), tasks, chunksize=chunk):
-                results.append(_checked(result))
+                take(_checked(result))
                 bar.update()
     return results
 
@@ -155,10 +167,10 @@ def _check_reachable(address: str | None, seconds: float = 5.0) -> None:
         raise BackendError(f"no Ray cluster answers at {address}: {err.strerror or err}") from None
 
 
-def _run_on_ray(
-    play_one: Callable[[Task], Result], tasks: Sequence[Task], address: str | None
-) -> Iterator[list[Result]]:
-    """Each batch's results as it finishes on the Ray cluster."""
+@contextmanager
+def ray_session(address: str | None) -> Iterator[Any]:
+    """Ray for the ``with`` block: the cluster at ``address`` (else ``RAY_ADDRESS``, else a
+    Ray instance started here and stopped after), or the one this process already joined."""
     ray = _import_ray()
     started = not ray.is_initialized()
     if started:
@@ -172,10 +184,19 @@ def _run_on_ray(
                 log_to_driver=False,
             )
         except (ConnectionError, RuntimeError, ValueError) as err:
-            raise BackendError(
-                f"no Ray cluster to run on at {address or os.environ.get('RAY_ADDRESS')}: {err}"
-            ) from None
+            raise BackendError(f"no Ray cluster to run on at {target}: {err}") from None
     try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _run_on_ray(
+    play_one: Callable[[Task], Result], tasks: Sequence[Task], address: str | None
+) -> Iterator[list[Result]]:
+    """Each batch's results as it finishes on the Ray cluster."""
+    with ray_session(address) as ray:
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         size = max(1, math.ceil(len(tasks) / (cpus * RAY_BATCHES_PER_CPU)))
         remote: Any = ray.remote(max_retries=RAY_RETRIES)(_play_batch)
@@ -183,6 +204,3 @@ def _run_on_ray(
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             yield [_checked(result) for result in ray.get(done[0])]
-    finally:
-        if started:
-            ray.shutdown()

@@ -27,21 +27,30 @@ Games run in a spawned process pool (the same on every platform), so a bot must 
 when ``agents`` is imported; ``--jobs 1`` plays in this process. Results are put back in
 (deal, seating) order: the CSV is the same for the same arguments, apart from its ``*_seconds``
 timing columns, which come last.
+
+Crash safety. Each finished game is appended to a journal beside the CSV (``FILE.journal``,
+``experiments.arena.journal``) as it comes back; the CSV and the plot are written whole
+(atomically) at the end, and only then is the journal removed. A run killed at any moment
+leaves the old CSV or the new one, never a part, and ``--resume`` plays only the games the
+journal lacks: its CSV is row for row the one of a run that never stopped (timing columns apart).
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
+import io
 import itertools
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
+from experiments.arena.journal import as_tuples
 from experiments.arena.ledger import LEDGER_KINDS, tally
 from experiments.arena.parallel import Workers, run_all
 from experiments.arena.stats import (
@@ -54,7 +63,7 @@ from experiments.arena.stats import (
     skill_share,
     wilson,
 )
-from sm_env.core import GameConfig, Intent, Replay, SeatView, new_game
+from sm_env.core import GameConfig, Intent, Replay, SeatView, new_game, write_atomically
 
 CONFIDENCE = 0.95
 _SEED_MAX = 0xFFFFFFFF
@@ -200,18 +209,68 @@ def play_one(job: Job) -> GameResult:
 
 
 def play(
-    tournament: Tournament, jobs: int | Workers = 1, progress: bool = False, replays: str = ""
+    tournament: Tournament,
+    jobs: int | Workers = 1,
+    progress: bool = False,
+    replays: str = "",
+    done: Sequence[GameResult] = (),
+    on_result: Callable[[GameResult], None] | None = None,
 ) -> list[GameResult]:
     """Every deal under every seating, in (deal, seating) order whatever ``jobs`` is; with
-    ``replays`` a folder, each game's replay file is written there too (``replay_name``)."""
+    ``replays`` a folder, each game's replay file is written there too (``replay_name``).
+    The games of ``done`` (a resumed run's) are not played again; ``on_result`` gets each
+    game played as it finishes."""
     seating_list = tournament.seatings()
+    finished = {(r.deal, r.seating) for r in done}
     tasks: list[Job] = [
         (deal, s.index, tournament.seed + deal, tournament.game, s.bots, replays)
         for deal in range(tournament.deals)
         for s in seating_list
+        if (deal, s.index) not in finished
     ]
-    results = run_all(play_one, tasks, jobs, progress)
+    results = [*done, *run_all(play_one, tasks, jobs, progress, on_result)]
     return sorted(results, key=lambda r: (r.deal, r.seating))
+
+
+def journal_header(tournament: Tournament) -> dict[str, Any]:
+    """What decides a tournament's games, for its journal: a resumed run must match it."""
+    labels = tournament.labels()
+    return {
+        "run": "tournament",
+        "bots": [labels[bot] for bot in tournament.bots],
+        "against": labels[tournament.against] if tournament.against else "",
+        "config": tournament.game.to_dict(),
+        "house_rules": tournament.game.house_rules.to_dict(),
+        "games": tournament.deals,
+        "seed": tournament.seed,
+    }
+
+
+def result_json(result: GameResult) -> dict[str, Any]:
+    return dataclasses.asdict(result)
+
+
+def result_from_json(data: dict[str, Any], tournament: Tournament, source: str) -> GameResult:
+    """A journal line back as a ``GameResult``; ``TournamentError`` names what does not fit."""
+    fields = [f.name for f in dataclasses.fields(GameResult)]
+    if sorted(data) != sorted(fields):
+        raise TournamentError(f"{source}: a game's line must have the keys {', '.join(fields)}")
+    deal, seating = data["deal"], data["seating"]
+    seats = tournament.game.offices
+    if (
+        not isinstance(deal, int)
+        or not isinstance(seating, int)
+        or not 0 <= deal < tournament.deals
+        or not 0 <= seating < len(tournament.seatings())
+        or data["game_seed"] != tournament.seed + deal
+        or not all(
+            isinstance(data[key], list) and len(data[key]) == seats
+            for key in ("revenue", "collisions", "seat_decisions")
+        )
+    ):
+        raise TournamentError(f"{source}: the game (deal {deal!r}, seating {seating!r}) is not of this run")
+
+    return GameResult(**{key: as_tuples(data[key]) for key in fields})
 
 
 def csv_header(offices: int) -> list[str]:
@@ -460,4 +519,6 @@ def plot(path: str | Path, summaries: Sequence[BotSummary]) -> None:
     revenue.set(title=f"mean revenue, {CONFIDENCE:.0%} interval")
     for axes in (rating, revenue):
         axes.grid(axis="x", alpha=0.3)
-    fig.savefig(path, dpi=100)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=100, format=Path(path).suffix.lstrip(".") or None)
+    write_atomically(path, image.getvalue())

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from experiments.bench import longrun
 from experiments.command import Command, output_console
 
 
@@ -17,6 +18,33 @@ def _add_bench_arguments(speed: argparse.ArgumentParser) -> None:
         action="store_true",
         help="instead: tournament and self-play games/s, local and on Ray, at 1 and 2 workers",
     )
+    speed.add_argument(
+        "--long-run",
+        action="store_true",
+        help="instead: memory and open files over env steps and tournament games (in this process "
+        "and through the pool), at the start, at intervals and at the end",
+    )
+    speed.add_argument(
+        "--steps",
+        type=int,
+        default=longrun.STEPS,
+        metavar="N",
+        help=f"--long-run: env steps (default {longrun.STEPS})",
+    )
+    speed.add_argument(
+        "--games",
+        type=int,
+        default=longrun.GAMES,
+        metavar="N",
+        help=f"--long-run: tournament games (default {longrun.GAMES})",
+    )
+    speed.add_argument(
+        "--samples",
+        type=int,
+        default=longrun.SAMPLES,
+        metavar="K",
+        help=f"--long-run: intervals measured (default {longrun.SAMPLES})",
+    )
 
 
 def _run_bench(args: argparse.Namespace) -> int:
@@ -25,6 +53,13 @@ def _run_bench(args: argparse.Namespace) -> int:
     def say(part: str) -> None:
         print(f"bench: {part}", file=sys.stderr, flush=True)
 
+    if args.long_run:
+        phases = longrun.run(args.steps, args.games, args.samples, progress=say)
+        if args.json:
+            print(json.dumps(longrun.document(phases), indent=2))
+        else:
+            output_console(120).print(longrun.table(phases))
+        return 0
     if args.scaling:
         from experiments.bench import scaling
 
@@ -43,6 +78,7 @@ BENCH = Command(
     "measure speed: the core, the envs and training, beside PettingZoo and catanatron",
     _add_bench_arguments,
     _run_bench,
+    errors=(longrun.LongRunError,),
 )
 
 COMMANDS = (BENCH,)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import shutil
 import time
@@ -48,7 +49,7 @@ from experiments.arena.stats import paired_difference
 from experiments.training.fit import fit
 from experiments.training.samples import Samples, record_game
 from experiments.training.train import write_json
-from sm_env.core import RULES_EDITION, GameConfig, new_game
+from sm_env.core import RULES_EDITION, GameConfig, new_game, write_atomically
 
 FIRST_GATE_SEED = 2_000_000  # fixed deals of the gates, and from EVAL_SEED those of evaluations
 EVAL_SEED = 3_000_000
@@ -355,7 +356,7 @@ class SelfPlayRun:
         }
         row["seconds"] = round(time.perf_counter() - started, 1)
         if row["kept"]:
-            shutil.copyfile(run.net(gen), run.best)
+            write_atomically(run.best, run.net(gen).read_bytes())
         write_json(run.gate(gen), row)
 
 
@@ -417,12 +418,11 @@ def write_reports(settings: SelfPlaySettings, run: RunDir) -> None:
         *(f"eval_{b}_{k}" for b in settings.eval_bots for k in ("diff", "low", "high", "win_share")),
         "seconds",
     ]
-    partial = run.progress.with_name("progress.csv.partial")
-    with open(partial, "w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    partial.replace(run.progress)
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomically(run.progress, text.getvalue())
     if rows:
         plot_curve(rows, settings.eval_bots, run.curve)
         _tensorboard(rows, run.tb)
@@ -451,8 +451,10 @@ def plot_curve(rows: list[dict[str, Any]], eval_bots: tuple[str, ...], out: Path
     bottom.set_ylabel("loss")
     bottom.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=100, format="png")
     plt.close(fig)
+    write_atomically(out, image.getvalue())
 
 
 def _tensorboard(rows: list[dict[str, Any]], tb: Path) -> None:
