@@ -11,7 +11,10 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint browser screenshots test-compiled clean
+RLLIB_VENV ?= .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+.PHONY: demo test lint browser screenshots test-compiled test-rllib clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,5 +53,17 @@ test-compiled: $(DEV_STAMP)
 	SM_ENV_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps --target build/compiled .
 	PYTHONPATH=$(CURDIR)/build/compiled $(BIN)/pytest tests/test_compiled.py tests/test_env_copies.py tests/test_editing.py
 
+# RLlib pins its own Gymnasium: its trainer (`train --algo rllib-ppo`) is tested in a venv of its
+# own, with the envs' tests beside it on that Gymnasium (CI runs it after `make test`).
+$(RLLIB_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install --quiet $(TORCH)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -e '.[rllib]' 'pytest>=8'
+	touch $(RLLIB_STAMP)
+
+test-rllib: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/pytest tests/test_rllib.py tests/test_env_v1.py tests/test_gym_contract.py
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from agents import split_bot_list
+from experiments.arena.parallel import BackendError
 from experiments.command import Command, add_backend_options, add_jobs_option, positive, workers_of
 from experiments.training.selfplay import SelfPlayError, SelfPlaySettings, selfplay
-from experiments.training.train import TrainError, TrainSettings, train
+from experiments.training.train import TrainError, TrainSettings, policy_files, train
 
 # Every TrainSettings field is an option of `train`: its default and what it sets.
 _TRAIN_DEFAULTS = TrainSettings.defaults()
@@ -45,6 +46,9 @@ TRAIN_OPTIONS = {
         "clip_range": "PPO clip range",
         "ent_coef": "entropy bonus",
         "net": "hidden layer sizes of the policy and value networks",
+        "algo": "the trainer: sb3-contrib's maskable-ppo (one learner seat against bots and past "
+        "selves), or RLlib's rllib-ppo (every seat learns; pip install '.[rllib]')",
+        "policies": "rllib-ppo: one policy shared by every seat, or per-seat",
     }.items()
 }
 
@@ -57,6 +61,12 @@ def _add_train_arguments(learn: argparse.ArgumentParser) -> None:
     learn.add_argument("--quiet", action="store_true", help="no progress bar")
     learn.add_argument(
         "--stop-after", type=positive, metavar="N", help="stop after N segments (go on later with --resume)"
+    )
+    learn.add_argument(
+        "--address",
+        metavar="HOST:PORT",
+        help="rllib-ppo: the Ray cluster its env runners spread over (default: RAY_ADDRESS, "
+        "else a Ray instance started on this machine)",
     )
     _add_setting_options(learn, TRAIN_OPTIONS)
 
@@ -113,13 +123,25 @@ def _resume_conflict(args: argparse.Namespace, options: dict[str, tuple[Any, str
 def _run_train(args: argparse.Namespace) -> int:
     out = Path(args.out)
     settings = _recorded_settings(args, out) if args.resume else _given_settings(args)
-    run = train(settings, out, resume=args.resume, progress=not args.quiet, stop_after=args.stop_after)
+    if settings.algo == "rllib-ppo":
+        from experiments.training.rllib import train_rllib
+
+        run = train_rllib(
+            settings, out, args.resume, not args.quiet, stop_after=args.stop_after, address=args.address
+        )
+    elif args.address:
+        raise TrainError("--address is RLlib's: give it with --algo rllib-ppo")
+    else:
+        run = train(settings, out, resume=args.resume, progress=not args.quiet, stop_after=args.stop_after)
     done = json.loads(run.checkpoint.read_text())["segment"]
-    if not run.final.exists():
+    finals = policy_files(run, settings, "final")
+    if not all(path.exists() for path in finals):
         print(f"stopped in {run.root} after segment {done}; go on: station-master train --out {out} --resume")
         return 0
-    print(f"trained {run.root} ({done} segments): best.npz, final.npz, progress.csv, curve.png")
-    print(f"play it: --bots policy:path={run.best}")
+    bests = policy_files(run, settings, "best")
+    names = ", ".join(path.name for path in (*bests, *finals))
+    print(f"trained {run.root} ({done} segments): {names}, progress.csv, curve.png")
+    print("play it: --bots " + ",".join(f"policy:path={path}" for path in bests))
     return 0
 
 
@@ -144,7 +166,7 @@ TRAIN = Command(
     "train a MaskablePPO policy on StationMaster-v1 against bots and its past selves",
     _add_train_arguments,
     _run_train,
-    errors=(TrainError,),
+    errors=(TrainError, BackendError),
 )
 
 

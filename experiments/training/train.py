@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import importlib
+import io
 import json
 import multiprocessing
 import os
@@ -46,11 +47,25 @@ import numpy as np
 
 from agents import make_bot, play_game, seat_seed
 from agents.policy import PolicyBot, PolicyNet, export_policy
-from sm_env.core import RULES_EDITION, ConfigError, GameConfig, new_game, scenario_names
+from sm_env.core import RULES_EDITION, ConfigError, GameConfig, new_game, scenario_names, write_atomically
 from sm_env.shaping import potential
 
 EVAL_SEED = 1_000_000  # evaluation deals are seeds EVAL_SEED.. (training never uses them)
 SEED_LIMIT = 2**32  # numpy's and SB3's generators take seeds below it
+ALGOS = ("maskable-ppo", "rllib-ppo")
+POLICIES = ("shared", "per-seat")  # rllib-ppo: one policy for every seat, or one each
+# MaskablePPO's single learner plays against these; RLlib's run has every seat learn
+MASKABLE_PPO_ONLY = (
+    "opponents",
+    "snapshot_prob",
+    "pool_size",
+    "warm_start",
+    "warm_episodes",
+    "warm_epochs",
+    "shaping",
+    "shaping_gamma",
+    "shaping_scale",
+)
 
 
 class TrainError(ValueError):
@@ -89,10 +104,17 @@ class TrainSettings:
     clip_range: float = 0.2
     ent_coef: float = 0.0
     net: tuple[int, ...] = (128, 128)
+    algo: str = "maskable-ppo"
+    policies: str = "shared"
 
     def __post_init__(self) -> None:
         if not 1 <= self.offices <= 6:
             raise TrainError(f"offices must be 1..6, got {self.offices}")
+        if self.algo not in ALGOS:
+            raise TrainError(f"algo must be one of {', '.join(ALGOS)}, got {self.algo!r}")
+        if self.policies not in POLICIES:
+            raise TrainError(f"policies must be one of {', '.join(POLICIES)}, got {self.policies!r}")
+        self._check_algo_settings()
         positive = (
             "days",
             "timesteps",
@@ -129,6 +151,18 @@ class TrainSettings:
             raise TrainError(str(err)) from None
         if not self.net or min(self.net) < 1:
             raise TrainError(f"net must list layer sizes >= 1, got {self.net}")
+
+    def _check_algo_settings(self) -> None:
+        """Refuse settings the chosen algorithm has no use for: RLlib's run trains every seat
+        (no opponents, pool, warm start, shaping or scenarios); MaskablePPO's has one learner."""
+        defaults = TrainSettings.defaults()
+        if self.algo == "rllib-ppo":
+            given = [name for name in MASKABLE_PPO_ONLY if getattr(self, name) != defaults[name]]
+            if given:
+                flags = ", ".join("--" + name.replace("_", "-") for name in given)
+                raise TrainError(f"--algo rllib-ppo trains every seat itself; drop {flags}")
+        elif self.policies != defaults["policies"]:
+            raise TrainError("--policies is RLlib's (--algo rllib-ppo); MaskablePPO trains one learner seat")
 
     def env_kwargs(self) -> dict[str, Any]:
         """The keywords of ``gymnasium.make("StationMaster-v1", ...)`` for this run."""
@@ -368,7 +402,10 @@ class Evaluation:
         return float(np.mean([self.revenue[k] for k in keys]))
 
 
-def evaluate(policy_path: str | Path, settings: TrainSettings) -> Evaluation:
+def evaluate(policy: str | Path | Sequence[str | Path], settings: TrainSettings) -> Evaluation:
+    """``policy``: one file that plays at every seat in turn, or one file per seat, each
+    playing only at its own seat."""
+    files = [policy] if isinstance(policy, (str, Path)) else list(policy)
     result = Evaluation()
     config = GameConfig(offices=settings.offices, days=settings.days)
     for spec in settings.eval_bots:
@@ -379,7 +416,7 @@ def evaluate(policy_path: str | Path, settings: TrainSettings) -> Evaluation:
             seed = EVAL_SEED + deal
             for seat in range(settings.offices):
                 bots = [make_bot(spec, seat_seed(seed, s)) for s in range(settings.offices)]
-                bots[seat] = PolicyBot(seat_seed(seed, seat), str(policy_path))
+                bots[seat] = PolicyBot(seat_seed(seed, seat), str(files[seat % len(files)]))
                 state = new_game(config, seed=seed)
                 play_game(state, bots)
                 revenue = state.revenue()
@@ -414,12 +451,32 @@ class RunDir:
         return self.checkpoints / f"model_{timesteps:010d}.zip"
 
 
+def policy_ids(settings: TrainSettings) -> list[str]:
+    """The learners: ``shared`` (every seat's), or one per seat named after its agent."""
+    if settings.policies == "shared":
+        return ["shared"]
+    return [f"office_{seat}" for seat in range(settings.offices)]
+
+
+def policy_files(run: RunDir, settings: TrainSettings, kind: str) -> list[Path]:
+    """The run's ``kind`` (best, final) policy files: ``kind.npz`` of a shared policy, or
+    ``kind_office_N.npz`` per seat."""
+    return [
+        run.root / (f"{kind}.npz" if pid == "shared" else f"{kind}_{pid}.npz") for pid in policy_ids(settings)
+    ]
+
+
 def _versions() -> dict[str, str]:
-    from importlib.metadata import version
+    """The versions of Python and of the packages a run may use that are installed."""
+    from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
-    for package in ("numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo"):
-        out[package] = version(package)
+    packages = ("numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "ray")
+    for package in packages:
+        try:
+            out[package] = version(package)
+        except PackageNotFoundError:
+            continue
     return out
 
 
@@ -437,7 +494,7 @@ def _command(settings: TrainSettings, out: Path) -> str:
     return " ".join(parts)
 
 
-def _policy_meta(settings: TrainSettings, run: RunDir, timesteps: int) -> dict[str, Any]:
+def policy_meta(settings: TrainSettings, run: RunDir, timesteps: int) -> dict[str, Any]:
     return {
         "offices": settings.offices,
         "days": settings.days,
@@ -451,7 +508,7 @@ def _policy_meta(settings: TrainSettings, run: RunDir, timesteps: int) -> dict[s
 PROGRESS_FIELDS = ("segment", "timesteps", "episodes", "train_revenue", "train_return", "elapsed_s", "pool")
 
 
-def _progress_fields(settings: TrainSettings) -> list[str]:
+def progress_fields(settings: TrainSettings) -> list[str]:
     fields = list(PROGRESS_FIELDS)
     for bot in settings.eval_bots:
         fields += [f"eval_{bot}_revenue", f"eval_{bot}_bot_revenue", f"eval_{bot}_wins"]
@@ -483,8 +540,10 @@ def plot_curve(progress: Path, out: Path, eval_bots: Sequence[str]) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    image = io.BytesIO()
+    fig.savefig(image, dpi=100, format="png")
     plt.close(fig)
+    write_atomically(out, image.getvalue())
 
 
 class _SegmentCallback:
@@ -521,6 +580,8 @@ def train(
     """Train (or go on with) the run in ``out``; returns its files. ``stop_after`` ends this
     call after that many segments (the run is then resumed later); ``final.npz`` is written
     only when the run is complete."""
+    if settings.algo != "maskable-ppo":
+        raise TrainError(f"train() trains MaskablePPO; --algo {settings.algo} runs elsewhere")
     _require_rl_stack()
     import torch
     from tqdm import tqdm
@@ -528,13 +589,12 @@ def train(
     say = log or (lambda text: print(text, file=sys.stderr))
     run = RunDir(out)
     torch.set_num_threads(1)  # the workers take the other cores; one thread is fastest here
-    state = _resumed_state(run, settings) if resume else _started_state(run, settings)
+    state = resumed_state(run, settings) if resume else started_state(run, settings)
     venv = _vec_env(settings)
     try:
         model = _model(run, settings, state, venv, say)
         if not run.progress.exists():
-            with open(run.progress, "w", newline="") as f:
-                csv.writer(f).writerow(_progress_fields(settings))
+            _write_progress(run, settings, [])
         segments = -(-settings.timesteps // settings.segment)
         bar = tqdm(
             total=segments * settings.segment,
@@ -552,12 +612,13 @@ def train(
             evaluation, score = _judge(model, run, settings, state, timesteps)
             elapsed = time.perf_counter() - started
             row = _progress_row(settings, segment + 1, timesteps, gather, len(state["pool"]), elapsed)
-            _append_progress(run, settings, row | _evaluation_cells(settings, evaluation, score))
+            _append_progress(run, settings, row | evaluation_cells(settings, evaluation, score))
             plot_curve(run.progress, run.curve, settings.eval_bots)
-            model.save(run.model_at(timesteps))
-            run.model_at(state["timesteps"]).unlink(missing_ok=True)  # the last one is enough
+            _save_model(model, run.model_at(timesteps))
+            previous = run.model_at(state["timesteps"])
             state.update(segment=segment + 1, timesteps=timesteps, elapsed_s=elapsed)
             write_json(run.checkpoint, state)
+            previous.unlink(missing_ok=True)  # only once the checkpoint names the new one
             bar.set_postfix(eval=f"{score:.2f}", pool=len(state["pool"]))
             say(
                 f"segment {segment + 1}/{segments}: {timesteps} steps, eval "
@@ -565,7 +626,7 @@ def train(
             )
         bar.close()
         if state["segment"] == segments:
-            export_policy(model.policy, run.final, _policy_meta(settings, run, int(model.num_timesteps)))
+            export_policy(model.policy, run.final, policy_meta(settings, run, int(model.num_timesteps)))
     finally:
         venv.close()
     return run
@@ -582,23 +643,31 @@ def _require_rl_stack() -> None:
         ) from None
 
 
-def _resumed_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
-    """The checkpoint of a run to go on with, which must have been trained with ``settings``."""
-    if not run.checkpoint.exists():
+def resumed_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
+    """The checkpoint of a run to go on with, which must have been trained with ``settings``
+    (a run stopped after its ``meta.json`` and before its first checkpoint starts over)."""
+    if not run.meta.exists():
         raise TrainError(f"{run.root} has no checkpoint to resume from")
     recorded = TrainSettings.from_json(json.loads(run.meta.read_text())["settings"])
     if recorded != settings:
         raise TrainError(f"{run.root} was trained with other settings; resume takes the recorded ones")
+    if not run.checkpoint.exists():
+        return _first_state(run)
     state: dict[str, Any] = json.loads(run.checkpoint.read_text())
     return state
 
 
-def _started_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
+def check_new(run: RunDir) -> None:
+    """Refuse to start a run in a directory that holds anything but a write cut short."""
+    if run.root.exists() and any(not _cut_short(path) for path in run.root.iterdir()):
+        raise TrainError(f"{run.root} is not empty: pick a new --out, or --resume it")
+
+
+def started_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
     """A new run in an empty (or new) directory: its ``meta.json``, and the state before its
     first segment."""
-    if run.root.exists() and any(run.root.iterdir()):
-        raise TrainError(f"{run.root} is not empty: pick a new --out, or --resume it")
-    run.checkpoints.mkdir(parents=True, exist_ok=True)
+    check_new(run)
+    run.root.mkdir(parents=True, exist_ok=True)
     meta = {
         "settings": settings.to_json(),
         "command": _command(settings, run.root),
@@ -606,8 +675,28 @@ def _started_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
         "versions": _versions(),
         "cpus": os.cpu_count(),
     }
-    run.meta.write_text(json.dumps(meta, indent=2) + "\n")
-    return {"segment": 0, "timesteps": 0, "pool": [], "best_snapshot": None, "best_eval": None}
+    write_json(run.meta, meta)  # the first file: a run is resumable from here on
+    return _first_state(run)
+
+
+def _first_state(run: RunDir) -> dict[str, Any]:
+    """The state before the first segment, written as the checkpoint (so a run killed in its
+    first segment resumes from the start)."""
+    run.checkpoints.mkdir(parents=True, exist_ok=True)
+    state: dict[str, Any] = {
+        "segment": 0,
+        "timesteps": 0,
+        "pool": [],
+        "best_snapshot": None,
+        "best_eval": None,
+    }
+    write_json(run.checkpoint, state)
+    return state
+
+
+def _cut_short(path: Path) -> bool:
+    """A temporary file of ``write_atomically`` that a kill left behind (``meta.json``'s)."""
+    return path.name.startswith(".") and path.name.endswith(".tmp")
 
 
 def _model(
@@ -642,8 +731,8 @@ def _model(
         figures = warm_start(model, settings, say)
         meta = json.loads(run.meta.read_text())
         meta["warm_start"] = figures
-        run.meta.write_text(json.dumps(meta, indent=2) + "\n")
-        model.save(run.model_at(0))
+        write_json(run.meta, meta)
+        _save_model(model, run.model_at(0))
         write_json(run.checkpoint, state)
     return model
 
@@ -678,7 +767,7 @@ def _judge(
     snapshot so far, and becomes ``best.npz`` when it beats every evaluation so far. Logs the
     evaluation to TensorBoard; returns it and its score."""
     snapshot = run.pool / f"snapshot_{timesteps:010d}.npz"
-    export_policy(model.policy, snapshot, _policy_meta(settings, run, timesteps))
+    export_policy(model.policy, snapshot, policy_meta(settings, run, timesteps))
     evaluation = evaluate(snapshot, settings)
     score = evaluation.score()
     if state["best_snapshot"] is None or score >= state["best_snapshot"]:
@@ -688,7 +777,7 @@ def _judge(
         snapshot.unlink()
     if state["best_eval"] is None or score > state["best_eval"]:
         state["best_eval"] = score
-        export_policy(model.policy, run.best, _policy_meta(settings, run, timesteps))
+        export_policy(model.policy, run.best, policy_meta(settings, run, timesteps))
     for bot in settings.eval_bots:
         model.logger.record(f"eval/{bot}_revenue", evaluation.revenue[bot])
         model.logger.record(f"eval/{bot}_wins", evaluation.wins[bot])
@@ -712,7 +801,7 @@ def _progress_row(
     }
 
 
-def _evaluation_cells(settings: TrainSettings, evaluation: Evaluation, score: float) -> dict[str, str]:
+def evaluation_cells(settings: TrainSettings, evaluation: Evaluation, score: float) -> dict[str, str]:
     """The evaluation cells of a segment's row in ``progress.csv``."""
     cells = {"eval_score": f"{score:.4f}"}
     for bot in settings.eval_bots:
@@ -723,27 +812,47 @@ def _evaluation_cells(settings: TrainSettings, evaluation: Evaluation, score: fl
 
 
 def _append_progress(run: RunDir, settings: TrainSettings, row: dict[str, Any]) -> None:
-    with open(run.progress, "a", newline="") as f:
-        csv.DictWriter(f, fieldnames=_progress_fields(settings)).writerow(row)
+    """Rewrite ``progress.csv`` (atomically) with ``row`` in place of any row of its segment or
+    later: those were left by a run killed before its checkpoint, and are being played again."""
+    with open(run.progress, newline="") as f:
+        kept = [r for r in csv.DictReader(f) if int(r["segment"]) < int(row["segment"])]
+    _write_progress(run, settings, [*kept, row])
+
+
+def _write_progress(run: RunDir, settings: TrainSettings, rows: Sequence[dict[str, Any]]) -> None:
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=progress_fields(settings))
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomically(run.progress, text.getvalue())
+
+
+def _save_model(model: Any, path: Path) -> None:
+    """The model's zip, written atomically: a run killed mid-save keeps the last whole one."""
+    data = io.BytesIO()
+    model.save(data)
+    write_atomically(path, data.getvalue())
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write via a temporary file, so a run stopped mid-write keeps the last whole file (the
-    last checkpoint, a stage's record)."""
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(temporary, path)
+    """Write atomically (``write_atomically``), so a run stopped mid-write keeps the last whole
+    file (the last checkpoint, a stage's record)."""
+    write_atomically(path, json.dumps(data, indent=2) + "\n")
 
 
 __all__ = [
+    "ALGOS",
     "Evaluation",
     "RunDir",
     "SeatPool",
     "TrainError",
     "TrainSettings",
+    "check_new",
     "evaluate",
     "make_env",
     "plot_curve",
+    "policy_files",
+    "policy_ids",
     "train",
     "warm_start",
     "write_json",
