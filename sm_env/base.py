@@ -104,7 +104,8 @@ class Spaces(Protocol):
         """The intent that ``action`` of ``seat`` completes, when that alone names one."""
 
     def spell(self, intent: Intent) -> list[int]:
-        """The actions that make ``intent``, from those of the decision taken so far."""
+        """The actions that make ``intent``: in v1 from those of the decision taken so far; in
+        v0 a Move's whole spelling, even mid-Move (the caller skips the tokens already taken)."""
 
 
 def wrap(raw: AECEnv, illegal_action: str, illegal_reward: float) -> AECEnv:
@@ -448,8 +449,8 @@ class StationMasterBase(AECEnv):  # type: ignore[misc]
         return text if intent is None else f"{text}: {describe(game, intent)}"
 
     def spell(self, intent: Intent) -> list[int]:
-        """The actions that make ``intent`` from those the decision has taken so far (for bots
-        and tests); ValueError when the version can tell it is not legal now."""
+        """The actions that make ``intent`` (for bots and tests; ``Spaces.spell`` says from
+        where in each version); ValueError when the version can tell it is not legal now."""
         return self.spaces.spell(intent)
 
     def spell_move(self, move: MoveTray) -> list[int]:

@@ -108,6 +108,7 @@ class SpacesV0:
         return self.table.intent(seat, action)
 
     def spell(self, intent: Intent) -> list[int]:
+        """A Move's whole token spelling, wherever the Move's spelling stands; else one action."""
         if isinstance(intent, MoveTray):
             return spell(self.table, intent)
         return [self.table.index(intent)]
