@@ -54,12 +54,12 @@ test-compiled: $(DEV_STAMP)
 	PYTHONPATH=$(CURDIR)/build/compiled $(BIN)/pytest tests/test_compiled.py tests/test_env_copies.py tests/test_editing.py
 
 # RLlib pins its own Gymnasium: its trainer (`train --algo rllib-ppo`) is tested in a venv of its
-# own, with the envs' tests beside it on that Gymnasium (CI runs it after `make test`).
+# own, with the envs' tests (SB3's checks of them too) on that Gymnasium (CI runs it after `make test`).
 $(RLLIB_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(RLLIB_VENV)/bin/python -m pip install --quiet $(TORCH)
-	$(RLLIB_VENV)/bin/python -m pip install --quiet -e '.[rllib]' 'pytest>=8'
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -e '.[rl,rllib]' 'pytest>=8'
 	touch $(RLLIB_STAMP)
 
 test-rllib: $(RLLIB_STAMP)
