@@ -21,7 +21,6 @@ env runners keep their generators' states in the actors, not in the checkpoint.
 
 from __future__ import annotations
 
-import csv
 import importlib
 import math
 import shutil
@@ -41,6 +40,7 @@ from experiments.training.train import (
     RunDir,
     TrainError,
     TrainSettings,
+    append_progress,
     check_new,
     derived_seed,
     evaluate,
@@ -49,10 +49,10 @@ from experiments.training.train import (
     policy_files,
     policy_ids,
     policy_meta,
-    progress_fields,
     resumed_state,
     started_state,
     write_json,
+    write_progress,
 )
 from sm_env.core import scenario_names
 
@@ -257,8 +257,7 @@ def train_rllib(
         algo = _algorithm(run, settings, state)
         try:
             if not run.progress.exists():
-                with open(run.progress, "w", newline="") as f:
-                    csv.writer(f).writerow(progress_fields(settings))
+                write_progress(run, settings, [])
             segments = -(-settings.timesteps // settings.segment)
             last = segments if stop_after is None else min(segments, state["segment"] + stop_after)
             started = time.perf_counter() - float(state.get("elapsed_s", 0.0))
@@ -343,10 +342,7 @@ def _segment(
         "elapsed_s": f"{elapsed:.1f}",
         "pool": "",
     }
-    with open(run.progress, "a", newline="") as f:
-        csv.DictWriter(f, fieldnames=progress_fields(settings)).writerow(
-            row | evaluation_cells(settings, evaluation, score)
-        )
+    append_progress(run, settings, row | evaluation_cells(settings, evaluation, score))
     plot_curve(run.progress, run.curve, settings.eval_bots)
     _checkpoint(algo, run, state, segment=segment, timesteps=sampled, elapsed_s=elapsed)
     bar.set_postfix(eval=f"{score:.2f}")

@@ -594,7 +594,7 @@ def train(
     try:
         model = _model(run, settings, state, venv, say)
         if not run.progress.exists():
-            _write_progress(run, settings, [])
+            write_progress(run, settings, [])
         segments = -(-settings.timesteps // settings.segment)
         bar = tqdm(
             total=segments * settings.segment,
@@ -612,7 +612,7 @@ def train(
             evaluation, score = _judge(model, run, settings, state, timesteps)
             elapsed = time.perf_counter() - started
             row = _progress_row(settings, segment + 1, timesteps, gather, len(state["pool"]), elapsed)
-            _append_progress(run, settings, row | evaluation_cells(settings, evaluation, score))
+            append_progress(run, settings, row | evaluation_cells(settings, evaluation, score))
             plot_curve(run.progress, run.curve, settings.eval_bots)
             _save_model(model, run.model_at(timesteps))
             previous = run.model_at(state["timesteps"])
@@ -811,15 +811,15 @@ def evaluation_cells(settings: TrainSettings, evaluation: Evaluation, score: flo
     return cells
 
 
-def _append_progress(run: RunDir, settings: TrainSettings, row: dict[str, Any]) -> None:
+def append_progress(run: RunDir, settings: TrainSettings, row: dict[str, Any]) -> None:
     """Rewrite ``progress.csv`` (atomically) with ``row`` in place of any row of its segment or
     later: those were left by a run killed before its checkpoint, and are being played again."""
     with open(run.progress, newline="") as f:
         kept = [r for r in csv.DictReader(f) if int(r["segment"]) < int(row["segment"])]
-    _write_progress(run, settings, [*kept, row])
+    write_progress(run, settings, [*kept, row])
 
 
-def _write_progress(run: RunDir, settings: TrainSettings, rows: Sequence[dict[str, Any]]) -> None:
+def write_progress(run: RunDir, settings: TrainSettings, rows: Sequence[dict[str, Any]]) -> None:
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=progress_fields(settings))
     writer.writeheader()
@@ -847,6 +847,7 @@ __all__ = [
     "SeatPool",
     "TrainError",
     "TrainSettings",
+    "append_progress",
     "check_new",
     "evaluate",
     "make_env",
@@ -856,4 +857,5 @@ __all__ = [
     "train",
     "warm_start",
     "write_json",
+    "write_progress",
 ]
