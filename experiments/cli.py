@@ -10,6 +10,7 @@ station-master serve                                  # the table in your browse
 station-master tournament --bots random,random --offices 3 --days 2 --games 20 --seed 1
 station-master balance --offices 1,3,6 --days 5 --games 30 --seed 1
 station-master train --out runs/first --timesteps 200000 --warm-start passenger
+station-master soak --games 10000 --seed 1 --minutes 70   # every configuration, every decision checked
 
 Each subcommand is a ``Command`` of its job's package (its options and its run function);
 this module only assembles them into one parser and turns bad input into a one-line error.
@@ -26,9 +27,17 @@ from experiments.bench import commands as bench
 from experiments.command import USAGE_ERRORS
 from experiments.play import commands as play
 from experiments.play.web.command import SERVE
+from experiments.robustness import commands as robustness
 from experiments.training import commands as training
 
-COMMANDS = (*play.COMMANDS, SERVE, *arena.COMMANDS, *bench.COMMANDS, *training.COMMANDS)
+COMMANDS = (
+    *play.COMMANDS,
+    SERVE,
+    *arena.COMMANDS,
+    *bench.COMMANDS,
+    *training.COMMANDS,
+    *robustness.COMMANDS,
+)
 BAD_INPUT = USAGE_ERRORS + tuple(error for command in COMMANDS for error in command.errors)
 
 
