@@ -581,7 +581,9 @@ def train(
     call after that many segments (the run is then resumed later); ``final.npz`` is written
     only when the run is complete."""
     if settings.algo != "maskable-ppo":
-        raise TrainError(f"train() trains MaskablePPO; --algo {settings.algo} runs elsewhere")
+        raise TrainError(
+            f"train() trains MaskablePPO; --algo {settings.algo} is experiments.training.rllib.train_rllib"
+        )
     _require_rl_stack()
     import torch
     from tqdm import tqdm
