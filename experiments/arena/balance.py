@@ -67,7 +67,7 @@ from statistics import fmean
 from typing import Any
 
 from agents import bot_label, bot_name, make_bot, seat_seed
-from experiments.arena.journal import as_tuples
+from experiments.arena.journal import line_values
 from experiments.arena.ledger import LEDGER_KINDS
 from experiments.arena.parallel import Workers, as_workers, run_all
 from experiments.arena.stats import mean_ci
@@ -674,9 +674,7 @@ def record_json(record: GameRecord) -> dict[str, Any]:
 
 def record_from_json(data: dict[str, Any], balance: Balance, source: str) -> GameRecord:
     """A journal line back as a ``GameRecord``; ``BalanceError`` names what does not fit."""
-    fields = [f.name for f in dataclasses.fields(GameRecord)]
-    if sorted(data) != sorted(fields):
-        raise BalanceError(f"{source}: a game's line must have the keys {', '.join(fields)}")
+    values = line_values(data, GameRecord, source, BalanceError)
     offices, game = data["offices"], data["game"]
     if (
         offices not in balance.offices
@@ -687,7 +685,7 @@ def record_from_json(data: dict[str, Any], balance: Balance, source: str) -> Gam
     ):
         raise BalanceError(f"{source}: the game ({offices!r} offices, game {game!r}) is not of this run")
 
-    return GameRecord(**{key: as_tuples(data[key]) for key in fields})
+    return GameRecord(**values)
 
 
 # ---------------------------------------------------------------------------- aggregates

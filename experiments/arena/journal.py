@@ -12,12 +12,13 @@ appended to again, so a torn line never has a game glued after it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from sm_env.core import RULES_EDITION, write_atomically
+from sm_env.core import RULES_EDITION, decode_json, write_atomically
 
 FORMAT = "station-master-journal"
 VERSION = 1
@@ -93,14 +94,23 @@ def as_tuples(value: Any) -> Any:
     return tuple(as_tuples(v) for v in value) if isinstance(value, list) else value
 
 
+def line_values(data: dict[str, Any], kind: type[Any], source: str, error: type[Exception]) -> dict[str, Any]:
+    """A game's journal line as the fields of the dataclass ``kind`` (lists as tuples);
+    ``error`` when its keys are not exactly those fields."""
+    fields = [f.name for f in dataclasses.fields(kind)]
+    if sorted(data) != sorted(fields):
+        raise error(f"{source}: a game's line must have the keys {', '.join(fields)}")
+    return {key: as_tuples(data[key]) for key in fields}
+
+
 def _lines(path: Path) -> Iterator[Any]:
     """Every whole line's JSON; a last line without its newline (torn) is dropped."""
     text = path.read_bytes()
     whole, _, _torn = text.rpartition(b"\n")
     for number, raw in enumerate(whole.split(b"\n") if whole else [], start=1):
         try:
-            yield json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            yield decode_json(raw.decode("utf-8"))
+        except ValueError as err:  # not UTF-8, not JSON, or JSON the strict reader refuses
             raise JournalError(f"{path}: line {number} is not JSON ({err})") from None
 
 

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agents import Agent, bot_label, bot_name, make_bot, play_game, seat_seed
-from experiments.arena.journal import as_tuples
+from experiments.arena.journal import line_values
 from experiments.arena.ledger import LEDGER_KINDS, tally
 from experiments.arena.parallel import Workers, run_all
 from experiments.arena.stats import (
@@ -252,9 +252,7 @@ def result_json(result: GameResult) -> dict[str, Any]:
 
 def result_from_json(data: dict[str, Any], tournament: Tournament, source: str) -> GameResult:
     """A journal line back as a ``GameResult``; ``TournamentError`` names what does not fit."""
-    fields = [f.name for f in dataclasses.fields(GameResult)]
-    if sorted(data) != sorted(fields):
-        raise TournamentError(f"{source}: a game's line must have the keys {', '.join(fields)}")
+    values = line_values(data, GameResult, source, TournamentError)
     deal, seating = data["deal"], data["seating"]
     seats = tournament.game.offices
     if (
@@ -270,7 +268,7 @@ def result_from_json(data: dict[str, Any], tournament: Tournament, source: str) 
     ):
         raise TournamentError(f"{source}: the game (deal {deal!r}, seating {seating!r}) is not of this run")
 
-    return GameResult(**{key: as_tuples(data[key]) for key in fields})
+    return GameResult(**values)
 
 
 def csv_header(offices: int) -> list[str]:

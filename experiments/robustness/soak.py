@@ -60,6 +60,7 @@ from sm_env.core import (
     Mode,
     Replay,
     check_invariants,
+    decode_json,
     new_game,
     parse_position,
     parse_replay,
@@ -520,8 +521,8 @@ def open_journal(soak: Soak, resume: bool) -> Journal:
 def load_journal(path: Path) -> Journal:
     """A soak's journal, checked: a file that is not one raises ``SoakError`` naming why."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+        data = decode_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:  # unreadable, not UTF-8, not JSON or refused by the strict reader
         raise SoakError(f"{path}: not a readable soak journal: {err}") from None
     if not isinstance(data, dict) or data.get("format") != JOURNAL_FORMAT:
         raise SoakError(f"{path}: not a soak journal (format must be {JOURNAL_FORMAT!r})")
