@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from sm_env.actions_v1 import TokenTable, token_table
-from sm_env.core import RULES_EDITION, GameState, Intent, Mode, SeatView, decode_json
+from sm_env.core import RULES_EDITION, GameState, Intent, Mode, SeatView, decode_json, shown_value
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
@@ -138,7 +138,7 @@ def read_arrays(
             for info in members:
                 name = info.filename.removesuffix(".npy")
                 if name in arrays:
-                    raise error(f"{path}: holds the array {_short(name)} twice")
+                    raise error(f"{path}: holds the array {shown_value(name)} twice")
                 arrays[name] = _read_member(archive, info, room, path, error, what)
                 room -= arrays[name].nbytes
     except FileNotFoundError:
@@ -157,10 +157,10 @@ def read_arrays(
     if not isinstance(data, dict):
         raise error(f"{path}: its metadata must be a JSON object, got {type(data).__name__}")
     if data.get("format") != fmt or data.get("kind", None) != kind:
-        raise error(f"{path}: {what} format {_short(data.get('format'))}, this build reads {fmt}")
+        raise error(f"{path}: {what} format {shown_value(data.get('format'))}, this build reads {fmt}")
     if data.get("rules_edition") != RULES_EDITION:
         raise error(
-            f"{path} was trained under rules edition {_short(data.get('rules_edition'))}; "
+            f"{path} was trained under rules edition {shown_value(data.get('rules_edition'))}; "
             f"this build plays rules edition {RULES_EDITION}"
         )
     return data, arrays
@@ -176,9 +176,9 @@ def _read_member(
 ) -> np.ndarray:
     name = info.filename
     if not name.endswith(".npy"):
-        raise error(f"{path}: {_short(name)} is not an array (.npy) of a {what}")
+        raise error(f"{path}: {shown_value(name)} is not an array (.npy) of a {what}")
     if info.flag_bits & 0x1:  # zipfile would raise RuntimeError asking for a password
-        raise error(f"{path}: {_short(name)} is encrypted; a {what} is not")
+        raise error(f"{path}: {shown_value(name)} is encrypted; a {what} is not")
     with archive.open(info) as member:
         try:
             version = np.lib.format.read_magic(member)
@@ -209,7 +209,9 @@ def layer_count(meta: dict[str, Any], key: str, path: str | Path, error: type[Va
     count = meta.get(key)
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_ARRAYS // 2:
         limit = MAX_ARRAYS // 2
-        raise error(f"{path}: its metadata's {key} must be a layer count 1..{limit}, got {_short(count)}")
+        raise error(
+            f"{path}: its metadata's {key} must be a layer count 1..{limit}, got {shown_value(count)}"
+        )
     return count
 
 
@@ -222,7 +224,7 @@ def weight_arrays(
         raise error(f"{path}: has no array {missing[0]}")
     unknown = sorted(set(arrays) - set(names))
     if unknown:
-        raise error(f"{path}: unknown array(s) {_short(', '.join(unknown))}")
+        raise error(f"{path}: unknown array(s) {shown_value(', '.join(unknown))}")
     out: dict[str, np.ndarray] = {}
     for name in names:
         if arrays[name].dtype.kind == "U":
@@ -235,15 +237,6 @@ def weight_arrays(
 
 
 _HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-
-
-def _short(value: object) -> str:
-    """A value of a file in a message, cut to a line."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print
-        return "a number too long to show"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def save_arrays(

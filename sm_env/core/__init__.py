@@ -145,6 +145,8 @@ from sm_env.core.errors import (
     ReplayError,
     SnapshotError,
     StationMasterError,
+    cut_line,
+    shown_value,
 )
 from sm_env.core.grid import (
     COL_LIMIT,
@@ -378,6 +380,7 @@ __all__ = [
     "check_invariants",
     "compiled_modules",
     "consist_label",
+    "cut_line",
     "decode_json",
     "describe",
     "edit",
@@ -415,6 +418,7 @@ __all__ = [
     "room",
     "save_position",
     "scenario_names",
+    "shown_value",
     "spec_of",
     "start_line",
     "station_moves",

@@ -3,6 +3,22 @@
 from __future__ import annotations
 
 
+def shown_value(value: object, limit: int = 60) -> str:
+    """A value of a file or a request quoted in a message, cut to a line: bad input may hold
+    megabytes, a number too long to print or nesting too deep to walk."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return "a value too large to show"
+    return cut_line(text, limit)
+
+
+def cut_line(text: object, limit: int = 300) -> str:
+    """A message (perhaps quoting bad input) cut to ``limit`` characters."""
+    line = str(text)
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
 class StationMasterError(Exception):
     """Base class for every error the rules core raises on bad input."""
 

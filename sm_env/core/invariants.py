@@ -22,6 +22,7 @@ from typing import Any
 
 from sm_env.core.cars import ENGINE, N_CAR_CODES, car_name, car_type, is_flipped, unflipped
 from sm_env.core.catalogue import CardKind
+from sm_env.core.errors import shown_value
 from sm_env.core.phases import SEAT_TURN_PHASES, Phase
 from sm_env.core.pieces import EMPTY, OFFICE_CELL, Tray
 from sm_env.core.queries import HAND_LIMIT
@@ -60,11 +61,6 @@ def _first(problems: Problems) -> list[str]:
     # A check is a generator stopped at its first problem: what follows may assume what it found.
     problem = next(problems, None)
     return [] if problem is None else [problem]
-
-
-def _show(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # ---------------------------------------------------------------------------- cards and cars
@@ -200,8 +196,8 @@ def _check_revenue(state: GameState) -> Problems:
     for seat, (revenue, total) in enumerate(zip(state.revenue_by_seat, totals, strict=True)):
         if revenue != total:
             yield (
-                f"revenue[{seat}]: {_show(revenue)} is not the sum of seat {seat}'s ledger entries, "
-                f"{_show(total)} (R2.4.7)"
+                f"revenue[{seat}]: {shown_value(revenue)} is not the sum of seat {seat}'s ledger entries, "
+                f"{shown_value(total)} (R2.4.7)"
             )
 
 

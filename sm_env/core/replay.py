@@ -25,7 +25,7 @@ from typing import Any
 from sm_env.core.catalogue import Catalogue, decode_json, load_catalogue
 from sm_env.core.config import RULES_EDITION, GameConfig, HouseRules
 from sm_env.core.engine import load_snapshot, new_game
-from sm_env.core.errors import ConfigError, IllegalIntent, ReplayError, SnapshotError
+from sm_env.core.errors import ConfigError, IllegalIntent, ReplayError, SnapshotError, cut_line, shown_value
 from sm_env.core.intents import Intent, intent_from_json, intent_to_json
 from sm_env.core.state import GameState
 from sm_env.core.text import describe
@@ -118,7 +118,7 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
     data = _checked_header(data, source, "replay", FORMAT, VERSION, _KEYS, _OPTIONAL_KEYS)
     seed = data["seed"]
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 0xFFFFFFFF:
-        raise ReplayError(f"{source}: seed must be an integer in 0..4294967295, got {_shown(seed)}")
+        raise ReplayError(f"{source}: seed must be an integer in 0..4294967295, got {shown_value(seed)}")
     config = _config(data, source)
     decisions = data["decisions"]
     if not isinstance(decisions, list):
@@ -128,10 +128,12 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         try:
             intents.append(intent_from_json(item, cat))
         except ValueError as err:
-            raise ReplayError(f"{source}: decisions[{i}]: {_cut(err)}") from None
+            raise ReplayError(f"{source}: decisions[{i}]: {cut_line(err)}") from None
     final_hash = data["final_hash"]
     if not isinstance(final_hash, str) or not _HEX64.fullmatch(final_hash):
-        raise ReplayError(f"{source}: final_hash must be a 64-character hex string, got {_shown(final_hash)}")
+        raise ReplayError(
+            f"{source}: final_hash must be a 64-character hex string, got {shown_value(final_hash)}"
+        )
     seats = data.get("seats", [])
     if (
         not isinstance(seats, list)
@@ -139,7 +141,8 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         or not all(isinstance(s, str) and s for s in seats)
     ):
         raise ReplayError(
-            f"{source}: seats must list one non-empty name per seat ({config.offices}), got {_shown(seats)}"
+            f"{source}: seats must list one non-empty name per seat ({config.offices}), "
+            f"got {shown_value(seats)}"
         )
     holders = data.get("holders", [])
     if not isinstance(holders, list):
@@ -153,7 +156,7 @@ def parse_replay(data: object, catalogue: Catalogue | None = None, source: str =
         )
     for i, holder in enumerate(holders):
         if not isinstance(holder, str) or not holder:
-            raise ReplayError(f"{source}: holders[{i}] must be a non-empty name, got {_shown(holder)}")
+            raise ReplayError(f"{source}: holders[{i}] must be a non-empty name, got {shown_value(holder)}")
     return Replay(seed, config, tuple(intents), final_hash, tuple(seats), tuple(holders))
 
 
@@ -201,7 +204,7 @@ def parse_position(data: object, catalogue: Catalogue | None = None, source: str
     config = _config(data, source)
     recorded = data["hash"]
     if not isinstance(recorded, str) or not _HEX64.fullmatch(recorded):
-        raise ReplayError(f"{source}: hash must be a 64-character hex string, got {_shown(recorded)}")
+        raise ReplayError(f"{source}: hash must be a 64-character hex string, got {shown_value(recorded)}")
     try:
         state = load_snapshot(data["state"], config, catalogue)
     except SnapshotError as err:
@@ -234,25 +237,28 @@ def _checked_header(
     if data.get("format") != fmt:
         raise ReplayError(
             f"{source}: not a Station Master {what} "
-            f"(format must be {fmt!r}, got {_shown(data.get('format'))})"
+            f"(format must be {fmt!r}, got {shown_value(data.get('format'))})"
         )
     if data.get("version") == 1:  # written before rules editions were recorded
         raise ReplayError(_edition_message(source, what, 1))
     if data.get("version") != version:
         raise ReplayError(
-            f"{source}: unsupported {what} version {_shown(data.get('version'))} (this build reads {version})"
+            f"{source}: unsupported {what} version {shown_value(data.get('version'))} "
+            f"(this build reads {version})"
         )
     edition = data.get("rules_edition")
     if edition != RULES_EDITION:
         if not isinstance(edition, int) or isinstance(edition, bool) or edition < 1:
-            raise ReplayError(f"{source}: rules_edition must be a positive integer, got {_shown(edition)}")
+            raise ReplayError(
+                f"{source}: rules_edition must be a positive integer, got {shown_value(edition)}"
+            )
         raise ReplayError(_edition_message(source, what, edition))
     missing = [k for k in keys if k not in data]
     unknown = sorted(str(key) for key in set(data) - set(keys) - set(optional))
     if missing:
         raise ReplayError(f"{source}: missing key(s): {', '.join(missing)}")
     if unknown:
-        raise ReplayError(f"{source}: unknown key(s): {_cut(', '.join(unknown))}")
+        raise ReplayError(f"{source}: unknown key(s): {cut_line(', '.join(unknown))}")
     return data
 
 
@@ -278,7 +284,7 @@ def _config(data: dict[str, Any], source: str) -> GameConfig:
     try:
         return GameConfig.from_dict(data["config"], HouseRules.from_dict(data["house_rules"]))
     except ConfigError as err:
-        raise ReplayError(f"{source}: {_cut(err)}") from None
+        raise ReplayError(f"{source}: {cut_line(err)}") from None
 
 
 def _read_json(path: str | os.PathLike[str]) -> object:
@@ -298,17 +304,3 @@ def _read_json(path: str | os.PathLike[str]) -> object:
     except ValueError as err:  # a key twice, NaN, nesting too deep, a 5000-digit number
         raise ReplayError(f"{source}: not a usable JSON document: {err}") from None
     return data
-
-
-def _shown(value: object) -> str:
-    """A value of the file in a message, cut to a line."""
-    try:
-        return _cut(repr(value), 60)
-    except ValueError:  # an int too long to print
-        return "a number too long to show"
-
-
-def _cut(text: object, limit: int = 300) -> str:
-    """A message from a lower layer that may quote a value of the file, cut to a line."""
-    line = str(text)
-    return line if len(line) <= limit else line[: limit - 3] + "..."

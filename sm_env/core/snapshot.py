@@ -19,7 +19,7 @@ from sm_env.core import fields
 from sm_env.core.cars import FLIPPED, N_CAR_CODES
 from sm_env.core.catalogue import CardKind, Catalogue, load_catalogue
 from sm_env.core.config import GameConfig
-from sm_env.core.errors import ConfigError, SnapshotError
+from sm_env.core.errors import ConfigError, SnapshotError, shown_value
 from sm_env.core.grid import COL_LIMIT, MAX_STANDING_CARS, ROW_LIMIT
 from sm_env.core.intents import Cell
 from sm_env.core.invariants import check_invariants
@@ -141,14 +141,6 @@ def _fail(path: str, message: str) -> NoReturn:
     raise SnapshotError(": ".join(part for part in ("snapshot", path, message) if part))
 
 
-def _show(value: object) -> str:
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):  # an int too long to print, or nesting too deep
-        return "a value too large to show"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _int(
     value: object, path: str, lo: int | None = None, hi: int | None = None, what: str = "an integer"
 ) -> int:
@@ -166,24 +158,24 @@ def _int(
         span = f" (>= {lo})"
     else:
         span = ""
-    _fail(path, f"{_show(value)} is not {what}{span}")
+    _fail(path, f"{shown_value(value)} is not {what}{span}")
 
 
 def _one_of(value: object, path: str, choices: tuple[int, ...], what: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value in choices:
         return value
-    _fail(path, f"{_show(value)} is not {what} ({' or '.join(map(str, choices))})")
+    _fail(path, f"{shown_value(value)} is not {what} ({' or '.join(map(str, choices))})")
 
 
 def _bool(value: object, path: str) -> bool:
     if not isinstance(value, bool):
-        _fail(path, f"{_show(value)} is not true or false")
+        _fail(path, f"{shown_value(value)} is not true or false")
     return value
 
 
 def _text(value: object, path: str) -> str:
     if not isinstance(value, str):
-        _fail(path, f"{_show(value)} is not a string")
+        _fail(path, f"{shown_value(value)} is not a string")
     return value
 
 
@@ -193,7 +185,7 @@ def _object(value: object, path: str, keys: tuple[str, ...]) -> dict[Any, Any]:
     missing = [key for key in keys if key not in value]
     if missing:
         _fail(path, f"missing key(s): {', '.join(missing)}")
-    unknown = sorted(_show(key) for key in value if key not in keys)
+    unknown = sorted(shown_value(key) for key in value if key not in keys)
     if unknown:  # the first few: a file may hold thousands
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         _fail(path, f"unknown key(s): {', '.join(unknown[:5])}{more}")
@@ -212,7 +204,7 @@ def _entries(value: object, path: str, length: int | None = None, why: str = "")
 def _fields(value: object, path: str, names: tuple[str, ...]) -> dict[str, tuple[object, str]]:
     """A fixed-size list read by name: each field with its path, e.g. ``trays[2][1] (cell)``."""
     if not isinstance(value, list) or len(value) != len(names):
-        _fail(path, f"must be a list of {len(names)} [{', '.join(names)}], got {_show(value)}")
+        _fail(path, f"must be a list of {len(names)} [{', '.join(names)}], got {shown_value(value)}")
     return {name: (value[i], f"{path}[{i}] ({name})") for i, name in enumerate(names)}
 
 
@@ -227,7 +219,7 @@ def _cell(value: object, path: str, taken: Container[Cell] = ()) -> Cell:
     ):
         _fail(
             path,
-            f"{_show(value)} is not a cell: [row, col] integers with row in "
+            f"{shown_value(value)} is not a cell: [row, col] integers with row in "
             f"-{ROW_LIMIT}..{ROW_LIMIT} and col in -{COL_LIMIT}..{COL_LIMIT} (D-grid.9)",
         )
     cell = (value[0], value[1])
@@ -249,7 +241,7 @@ def _cell_of(
 def _phase(value: object, path: str) -> Phase:
     if isinstance(value, str) and value in _PHASES:
         return _PHASES[value]
-    _fail(path, f"{_show(value)} is not a phase (one of {', '.join(_PHASES)})")
+    _fail(path, f"{shown_value(value)} is not a phase (one of {', '.join(_PHASES)})")
 
 
 def _car(value: object, path: str, flipped: bool = False, marker: str = "") -> int:
@@ -261,7 +253,7 @@ def _car(value: object, path: str, flipped: bool = False, marker: str = "") -> i
             return value
     also = f", {FLIPPED}..{FLIPPED + N_CAR_CODES - 1} flipped" if flipped else ""
     also += f", or -1 for {marker}" if marker else ""
-    _fail(path, f"{_show(value)} is not a car code (0..{N_CAR_CODES - 1}{also})")
+    _fail(path, f"{shown_value(value)} is not a car code (0..{N_CAR_CODES - 1}{also})")
 
 
 def _workers_used(value: object, path: str) -> dict[Cell, int]:

@@ -37,11 +37,13 @@ from sm_env.core import (
     Replay,
     ReplayError,
     StationMasterError,
+    cut_line,
     decode_json,
     load_catalogue,
     load_replay,
     new_game,
     parse_replay,
+    shown_value,
 )
 
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -352,7 +354,7 @@ def parse_setup(data: object) -> tuple[int, GameConfig, list[str]]:
     known = {"seed", "offices", "days", "target", "mode", "house_rules", "seats"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise RequestError(f"unknown setup field(s): {brief(', '.join(unknown))}")
+        raise RequestError(f"unknown setup field(s): {shown_value(', '.join(unknown))}")
     seats = data.get("seats")
     if not isinstance(seats, list) or not seats or not all(isinstance(s, str) and s for s in seats):
         raise RequestError("seats must be a list of holders: 'human' or a bot name, one per office")
@@ -366,7 +368,7 @@ def parse_setup(data: object) -> tuple[int, GameConfig, list[str]]:
     if not isinstance(days, int) or not isinstance(target, int | None) or not isinstance(mode, str):
         raise RequestError(
             f"days must be a whole number, target a whole number or null and mode a name, "
-            f"got {brief(days)}, {brief(target)} and {brief(mode)}"
+            f"got {shown_value(days)}, {shown_value(target)} and {shown_value(mode)}"
         )
     if len(seats) > MAX_OFFICES:  # before the config: its message would repeat a long list
         raise RequestError(f"offices must be an integer {MIN_OFFICES}..{MAX_OFFICES}, got {len(seats)} seats")
@@ -379,9 +381,9 @@ def parse_setup(data: object) -> tuple[int, GameConfig, list[str]]:
             house_rules=HouseRules.from_names(rules),
         )
     except (StationMasterError, ValueError) as err:  # a mode's name may be megabytes long
-        raise RequestError(str(err) if len(str(err)) <= 300 else str(err)[:297] + "...") from None
+        raise RequestError(cut_line(err)) from None
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
-        raise RequestError(f"seed must be a whole number 0..4294967295, got {brief(seed)}")
+        raise RequestError(f"seed must be a whole number 0..4294967295, got {shown_value(seed)}")
     for spec in seats:
         if spec != HUMAN:
             try:
@@ -397,14 +399,8 @@ def web_bot(spec: str) -> str:
     ``mcts:net=``) or think for hours (``mcts:iterations=10000000``)."""
     if spec not in REGISTRY:
         known = ", ".join(sorted(REGISTRY))
-        raise RequestError(f"unknown bot {brief(spec)}: a seat or a hint takes a bot by name ({known})")
+        raise RequestError(f"unknown bot {shown_value(spec)}: a seat or a hint takes a bot by name ({known})")
     return spec
-
-
-def brief(value: object) -> str:
-    """A value of a request in a message, cut to a line."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass
@@ -452,7 +448,7 @@ class GameStore:
 
     def get(self, game_id: str) -> WebGame:
         if not GAME_ID.match(game_id):
-            raise NotFound(f"no game {brief(game_id)}")
+            raise NotFound(f"no game {shown_value(game_id)}")
         with self.lock:
             game = self.games.get(game_id)
             if game is None:
@@ -540,7 +536,7 @@ class GameStore:
         with self.lock:
             view = self.replays.get(replay_id)
         if view is None:
-            raise NotFound(f"no open replay {brief(replay_id)}: open the file again")
+            raise NotFound(f"no open replay {shown_value(replay_id)}: open the file again")
         return view
 
 

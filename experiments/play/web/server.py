@@ -47,14 +47,22 @@ from experiments.play.web.games import (
     RequestError,
     TooLarge,
     WebGame,
-    brief,
     chance_curve,
     plain_line,
     seat_names,
     touched,
 )
 from experiments.play.web.scene import scene
-from sm_env.core import MAX_OFFICES, MIN_OFFICES, HouseRules, Mode, MoveTray, decode_json, event_text
+from sm_env.core import (
+    MAX_OFFICES,
+    MIN_OFFICES,
+    HouseRules,
+    Mode,
+    MoveTray,
+    decode_json,
+    event_text,
+    shown_value,
+)
 
 STATIC = Path(__file__).parent / "static"
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -76,7 +84,7 @@ async def _body(request: Request) -> dict[str, Any]:
     longer than ``MAX_BODY`` is refused by its declared length, or as soon as it grows past it."""
     declared = request.headers.get("content-length")
     if declared is not None and not _DIGITS.fullmatch(declared):
-        raise RequestError(f"the request's Content-Length is not a number: {brief(declared)}")
+        raise RequestError(f"the request's Content-Length is not a number: {shown_value(declared)}")
     if declared is not None and (len(declared) > 18 or int(declared) > MAX_BODY):
         raise TooLarge(f"the request body is too large: more than {MAX_BODY} bytes")
     raw = bytearray()
@@ -98,7 +106,7 @@ def _int(data: dict[str, Any] | Any, key: str, source: str = "body") -> int:
     if isinstance(value, str) and _INT.fullmatch(value):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(f"{key} must be a whole number in the {source}, got {brief(value)}")
+        raise RequestError(f"{key} must be a whole number in the {source}, got {shown_value(value)}")
     return value
 
 
@@ -323,7 +331,7 @@ def make_app(store: GameStore) -> Starlette:
         try:
             reveal = {int(s) for s in raw.split(",") if s != ""}
         except ValueError:
-            raise RequestError(f"reveal must list seat numbers, got {brief(raw)}") from None
+            raise RequestError(f"reveal must list seat numbers, got {shown_value(raw)}") from None
         labels = _replay_labels(view)
         return {
             "index": index,
