@@ -84,8 +84,12 @@ def make_rllib_env(env_config: dict[str, Any]) -> Any:
         follow from the first reset's seed (RLlib seeds only that one); a ``scenario_prob``
         share of them start from the scenario at a seat drawn at random."""
 
+        def __init__(self, env: Any) -> None:
+            super().__init__(env)
+            self.draws = np.random.default_rng()
+
         def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-            if seed is not None or not hasattr(self, "draws"):
+            if seed is not None:
                 self.draws = np.random.default_rng(seed)
             options = dict(options or {})
             if scenario and self.draws.random() < scenario_prob:
