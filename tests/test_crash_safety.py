@@ -148,7 +148,10 @@ def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_file(tmp_path: Path
 def test_table_autosave_killed_at_random_keeps_a_whole_game_that_resumes_to_the_same_end(
     tmp_path: Path,
 ) -> None:
-    game = ["play", "--seats", "passenger,freight", "--fast", "--seed", "3"]
+    # a game of several seconds (about 600 decisions), so four kills land before its end on
+    # any machine
+    seats = "passenger,freight,passenger,freight"
+    game = ["play", "--seats", seats, "--days", "5", "--fast", "--seed", "3"]
     reference = _start([STATION_MASTER, *game, "--save", "whole.json"], tmp_path)
     rng = random.Random(26)
     save = tmp_path / "killed.json"
@@ -195,7 +198,8 @@ def _csv_rows(path: Path) -> list[list[str]]:
 def test_tournament_killed_at_random_keeps_its_csv_whole_and_resumes_to_the_same_rows(
     tmp_path: Path,
 ) -> None:
-    match = ["tournament", "--bots", "random", "--offices", "2", "--games", "100", "--quiet"]
+    games = 400  # about 4 s of games, so three kills land before the end on any machine
+    match = ["tournament", "--bots", "random", "--offices", "2", "--games", str(games), "--quiet"]
     reference = _start([STATION_MASTER, *match, "--csv", "whole.csv", "--jobs", "1"], tmp_path)
     out = tmp_path / "killed.csv"
     old = "an,older,complete,file\n"
@@ -213,7 +217,7 @@ def test_tournament_killed_at_random_keeps_its_csv_whole_and_resumes_to_the_same
         for left in _temporaries([tmp_path]):
             left.unlink()
         text = out.read_text()
-        assert text == old or len(_csv_rows(out)) == 1 + 200  # the old file or the whole new one
+        assert text == old or len(_csv_rows(out)) == 1 + 2 * games  # the old file or the whole new one
         if journal.exists():
             lines = journal.read_bytes().split(b"\n")
             for line in lines[:-1]:  # each line but a torn last one is whole JSON
@@ -222,7 +226,7 @@ def test_tournament_killed_at_random_keeps_its_csv_whole_and_resumes_to_the_same
     _finish([STATION_MASTER, *match, "--csv", str(out), "--jobs", "1", "--resume"], tmp_path)
     assert reference.wait(timeout=120) == 0
     whole = _csv_rows(tmp_path / "whole.csv")
-    assert len(whole) == 1 + 200
+    assert len(whole) == 1 + 2 * games
     assert _csv_rows(out) == whole
     assert not journal.exists()  # the run is whole: its journal is gone
 
