@@ -1,5 +1,6 @@
-"""The arena's subcommands: ``tournament`` (bots rated against each other in every seat) and
-``balance`` (the rules measured per game-day over many games), and their tables."""
+"""The arena's subcommands: ``tournament`` (bots rated against each other in every seat),
+``balance`` (the rules measured per game-day over many games) and ``freight-chain`` (the
+freight chain's links counted over bot games), and their tables."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from pathlib import Path
 
 from rich.table import Table
 
-from agents import split_bot_list
+from agents import make_bot, split_bot_list
 from experiments.arena import balance as bal
+from experiments.arena import freight_chain as chain
 from experiments.arena import tournament as tour
 from experiments.arena.journal import Journal, JournalError, journal_path
 from experiments.command import (
@@ -364,4 +366,69 @@ BALANCE = Command(
     errors=(bal.BalanceError, JournalError),
 )
 
-COMMANDS = (TOURNAMENT, BALANCE)
+
+# ---------------------------------------------------------------------------- freight chain
+
+
+def _add_chain_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bots",
+        default="freight",
+        metavar="SPEC,SPEC,...",
+        help=f"bot specs seated in turn, seat s gets spec s mod N (default freight; known: {known_bots()})",
+    )
+    parser.add_argument(
+        "--offices", type=int, default=3, metavar="K", help="offices (seats), 1..6 (default 3)"
+    )
+    parser.add_argument("--days", type=int, default=2, metavar="D", help="days per game (default 2)")
+    parser.add_argument("--games", type=int, default=20, metavar="N", help="games (default 20)")
+    parser.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="first game seed; game g uses S + g (default 1)"
+    )
+    add_jobs_option(parser)
+    add_house_rule_option(parser)
+    parser.add_argument("--json", action="store_true", help="print only a JSON summary")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _run_chain(args: argparse.Namespace) -> int:
+    config = GameConfig(
+        offices=args.offices, days=args.days, house_rules=HouseRules.from_names(args.house_rule)
+    )
+    bots = split_bot_list(args.bots)
+    for spec in bots:
+        make_bot(spec, 0)  # a bad spec is refused here, before any game
+    if args.games < 1:
+        raise chain.ChainError(f"--games must be at least 1, got {args.games}")
+    counts = chain.chain_counts(bots, config, args.games, args.seed, args.jobs, not args.quiet)
+    if args.json:
+        print(json.dumps({"bots": bots, "games": args.games, "seed": args.seed, **counts}))
+        return 0
+    table = Table(
+        title=f"The freight chain: {', '.join(bots)} at {args.offices} office(s), {args.days} day(s), "
+        f"{args.games} game(s) from seed {args.seed}, house rules: {house_rules_text(config.house_rules)}"
+    )
+    table.add_column("link", no_wrap=True)
+    table.add_column("per game", justify="right")
+    for key, label in chain.LINKS:
+        table.add_row(label, f"{counts[key]:.2f}")
+    table.add_section()
+    for key, value in counts.items():
+        if key.startswith("stages_no_empty_"):
+            table.add_row(
+                f"Stage ends with no empty {key.removeprefix('stages_no_empty_')} in the Division Yard",
+                f"{value:.0%}",
+            )
+    output_console(110).print(table)
+    return 0
+
+
+FREIGHT_CHAIN = Command(
+    "freight-chain",
+    "count the freight chain's links (loads, pickups, deliveries, unloads) over bot games",
+    _add_chain_arguments,
+    _run_chain,
+    errors=(chain.ChainError,),
+)
+
+COMMANDS = (TOURNAMENT, BALANCE, FREIGHT_CHAIN)
