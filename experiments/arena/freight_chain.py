@@ -42,7 +42,9 @@ LINKS: tuple[tuple[str, str], ...] = (
     ("arrivals", "train arrivals at an Office"),
     ("arrivals_load_waits", "arrivals where a car loaded there waits"),
     ("arrivals_with_room", "... and the train may take a car of its type"),
-    ("pickups", "loaded freight cars picked up by a train"),
+    ("pickups", "loaded freight cars coupled to a train (switching included)"),
+    ("departures_carrying", "departures of a train from an Office with a loaded freight car"),
+    ("departures_toward_inbound", "... running toward an office with an industry that unloads it"),
     ("arrivals_carrying", "arrivals of a train carrying a loaded freight car"),
     ("arrivals_for_inbound", "... of a type an industry there unloads"),
     ("stages_load_on_inbound", "Stage ends with a load on an industry track that unloads it"),
@@ -99,6 +101,16 @@ def _count_arrival(state: GameState, tray_index: int, office: int, counts: Count
         counts["arrivals_for_inbound"] += any(car_type(c) in unloaded for c in aboard)
 
 
+def _count_departure(state: GameState, tray_index: int, office: int, counts: Counter[str]) -> None:
+    tray = state.trays[tray_index]
+    aboard = {car_type(c) for c in tray.consist if _is_load(c)}
+    if tray.train == EMPTY or not aboard:
+        return
+    counts["departures_carrying"] += 1
+    ahead = range(office + 1, state.n) if tray.direction > 0 else range(office)
+    counts["departures_toward_inbound"] += any(aboard & _unloaded_at(state, o) for o in ahead)
+
+
 def _count_stage_end(state: GameState, counts: Counter[str]) -> None:
     for station in state.stations:
         for cell, cars in station.cars.items():
@@ -137,8 +149,11 @@ def play_chain(task: ChainTask) -> dict[str, int]:
                 counts["empties_forced" if len(choices) == 1 else "empties_chosen"] += taken
         for i, tray in enumerate(state.trays):
             office = tray.office if tray.train != EMPTY else EMPTY
-            if office != EMPTY and office != where[i]:
-                _count_arrival(state, i, office, counts)
+            if office != where[i]:
+                if where[i] != EMPTY:
+                    _count_departure(state, i, where[i], counts)
+                if office != EMPTY:
+                    _count_arrival(state, i, office, counts)
             where[i] = office
         if state.stages_played != stages:
             _count_stage_end(state, counts)
