@@ -14,7 +14,8 @@ At each decision with more than one legal intent, the bot
 4. scores the candidate: the seat's revenue change less ``rival`` times the best opponent's
    (co-op: the team's total change), plus, when the rollout stopped before the game's end,
    ``w_progress`` per Laborer step spent on loads still underway at the seat's office and
-   ``w_prospects`` times the seat's ``prospects`` potential (what its position can still earn);
+   ``w_prospects`` times the seat's ``prospects`` potential (what its position can still earn),
+   blended, with a network (``net``), with the network's value of the cut-off position;
 5. takes the best mean; the prior's choice stays unless another candidate beats it by more
    than ``margin`` (ties and near-ties go to the heuristic, so rollout noise does not override
    it for nothing).
@@ -26,11 +27,13 @@ state; everything hidden is sampled.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from typing import Any, ClassVar
 
 from agents.common import HeuristicBot, cargo_progress
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
+from agents.net import MARGIN_SCALE, NetEvaluator, one_blas_thread
 from agents.passenger import PassengerBot
 from sm_env.core import (
     Discard,
@@ -110,6 +113,14 @@ class SearchBot:
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
+    - ``net`` (""): a network file (``agents.net``; ``"shipped"`` is the one in agents/data/,
+      trained for 3 offices and the default rules: another office count raises ``NetFileError``
+      at the first decision). Empty: no network, the search as it always was. With one, a
+      rollout cut off before the game's end is also valued by the network, read on the
+      rollout's end state from the searching seat's observation: its margin head, the seat's
+      expected final revenue less the mean of the others', in revenue (× ``MARGIN_SCALE``).
+    - ``w_net`` (0.15): with a network, the weight of its value in a cut-off score; the rest
+      is the hand-made score above (``w_progress``, ``w_prospects``). 1 is the network alone.
 
     Two budgets make sense: ``search`` (16 rollouts, the low budget, for tournaments) and
     ``search:rollouts=64`` (the high budget, about four times slower).
@@ -129,6 +140,8 @@ class SearchBot:
         "w_progress": 0.2,
         "w_prospects": 1.0,
         "patience": 2,
+        "net": "",
+        "w_net": 0.15,
     }
     _INTS: ClassVar[tuple[str, ...]] = ("rollouts", "horizon", "top_k", "patience")
 
@@ -148,6 +161,8 @@ class SearchBot:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
         if merged["horizon"] < 0 or merged["seconds"] < 0 or merged["patience"] < 0:
             raise ValueError("horizon, seconds and patience must not be negative")
+        if not 0.0 <= float(merged["w_net"]) <= 1.0:
+            raise ValueError(f"w_net must be within 0..1, got {merged['w_net']!r}")
         self.params: dict[str, int | float | str] = merged
         self.rollouts = int(merged["rollouts"])
         self.seconds = float(merged["seconds"])
@@ -158,6 +173,12 @@ class SearchBot:
         self.w_progress = float(merged["w_progress"])
         self.w_prospects = float(merged["w_prospects"])
         self.patience = int(merged["patience"])
+        self.w_net = float(merged["w_net"])
+        self.evaluator: NetEvaluator | None = None
+        if merged["net"]:
+            from agents.mcts import load_net  # agents.mcts imports this module
+
+            self.evaluator = NetEvaluator(load_net(str(merged["net"])))
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
         self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32())
@@ -175,6 +196,10 @@ class SearchBot:
         if len(legal) == 1:
             self.reason = "the only decision there is"
             return legal[0]
+        with one_blas_thread() if self.evaluator is not None else nullcontext():  # small products
+            return self._search(view, legal)
+
+    def _search(self, view: SeatView, legal: list[Intent]) -> Intent:
         start = time.perf_counter()
         candidates = self.candidates(view, legal)
         heuristic = candidates[0]
@@ -252,7 +277,24 @@ class SearchBot:
     def score(self, state: GameState, seat: int, cut: bool) -> float:
         """The seat's revenue (co-op: the team's), less ``rival`` times the best opponent's;
         plus the load progress at its office and its prospects when the rollout was ``cut``
-        short."""
+        short. With a network, a ``cut`` score is ``w_net`` parts the network's value and the
+        rest the hand-made one."""
+        if not cut or self.evaluator is None:
+            return self.hand_score(state, seat, cut)
+        value = self.net_value(state, seat)
+        if self.w_net < 1.0:
+            value = self.w_net * value + (1.0 - self.w_net) * self.hand_score(state, seat, cut)
+        return value
+
+    def net_value(self, state: GameState, seat: int) -> float:
+        """The network's value of ``state`` for ``seat``, read from the seat's observation: its
+        expected final margin (revenue less the mean of the others'), in revenue."""
+        assert self.evaluator is not None
+        _, _, margin = self.evaluator.heads(state, seat)
+        return float(margin[seat]) * MARGIN_SCALE
+
+    def hand_score(self, state: GameState, seat: int, cut: bool) -> float:
+        """The hand-made score (see ``score``)."""
         revenue = state.revenue_by_seat
         if state.config.mode is Mode.COOP:
             value = float(sum(revenue))

@@ -7,6 +7,7 @@ import pytest
 from conftest import new_state
 
 from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, seat_seed
+from agents.net import NetFileError
 from agents.search import SearchBot
 from sm_env.core.intents import Intent
 from sm_env.core.rng import Rng
@@ -141,9 +142,9 @@ def test_search_bot_from_the_registry() -> None:
     BotSpecError."""
     spec = REGISTRY["search"]
     assert spec.version >= 1 and spec.summary
-    numbers = {k: v for k, v in spec.params.items() if k != "prior"}
+    numbers = {k: v for k, v in spec.params.items() if k not in ("prior", "net")}
     assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values())
-    assert spec.params["prior"] == "passenger"
+    assert spec.params["prior"] == "passenger" and spec.params["net"] == ""
     bot = search_bot("search:rollouts=4", 1)
     assert bot.rollouts == 4 and bot.params["horizon"] == spec.params["horizon"]
     assert search_bot("search", 1).rollouts == spec.params["rollouts"]
@@ -202,3 +203,53 @@ def test_rollout_plans_are_never_replayed_into_a_locked_industry_track() -> None
     for _ in range(175):
         seat = state.current_player()
         state.apply(agents[seat].choose(state.view(seat)))
+
+
+def test_search_bot_without_a_network_ignores_the_network_parameters() -> None:
+    """``net=""`` (the default) is the search without a network: no network is read, and
+    ``w_net`` changes nothing."""
+
+    def game(text: str) -> tuple[list[Intent], str]:
+        state = new_state(3, 14, days=1)
+        agents: list[Agent] = [make_bot("freight", seat_seed(14, s)) for s in range(3)]
+        agents[2] = search_bot(text, 8)
+        return play_game(state, agents), state.state_hash()
+
+    assert search_bot(SMALL, 1).evaluator is None
+    assert game(SMALL) == game(SMALL + ",net=,w_net=0.3")
+
+
+def test_search_bot_with_the_shipped_network_is_legal_and_deterministic() -> None:
+    """``net=shipped``: a whole 3-office game stays legal and within the budget, and two bots of
+    the same seed make the same decisions."""
+    text = "search:prior=freight,rollouts=4,horizon=1,net=shipped"
+
+    def game() -> tuple[list[Intent], list[tuple[Intent, int]], str]:
+        seed = 15
+        state = new_state(3, seed, days=1)
+        watched = Watched(search_bot(text, seat_seed(seed, 1)))
+        assert watched.bot.evaluator is not None
+        agents: list[Agent] = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
+        agents[1] = watched
+        log = play_game(state, agents)
+        assert state.is_terminal()
+        assert any(spent > 0 for _, spent in watched.log)
+        return log, watched.log, state.state_hash()
+
+    assert game() == game()
+
+
+def test_search_bot_network_errors_are_clear() -> None:
+    """A network file that is not there is a one-line BotSpecError naming it; the shipped
+    network at another office count is a one-line NetFileError at the first decision."""
+    with pytest.raises(BotSpecError, match="no network file at /nonexistent/net.npz"):
+        make_bot("search:net=/nonexistent/net.npz", 1)
+    with pytest.raises(BotSpecError, match="w_net"):
+        make_bot("search:net=shipped,w_net=2", 1)
+    state = new_state(4, 16, days=1)
+    while len(state.legal_intents()) < 2:
+        state.apply(state.legal_intents()[0])
+    bot = search_bot("search:rollouts=4,horizon=1,net=shipped", 2)
+    with pytest.raises(NetFileError, match="trained for 3 offices") as raised:
+        bot.choose(state.view(state.current_player()))
+    assert "\n" not in str(raised.value)
