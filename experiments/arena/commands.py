@@ -402,7 +402,14 @@ def _run_chain(args: argparse.Namespace) -> int:
         raise chain.ChainError(f"--games must be at least 1, got {args.games}")
     counts = chain.chain_counts(bots, config, args.games, args.seed, args.jobs, not args.quiet)
     if args.json:
-        print(json.dumps({"bots": bots, "games": args.games, "seed": args.seed, **counts}))
+        run = {
+            "bots": bots,
+            "offices": args.offices,
+            "days": args.days,
+            "games": args.games,
+            "seed": args.seed,
+        }
+        print(json.dumps({**run, "house_rules": config.house_rules.to_dict(), **counts}))
         return 0
     table = Table(
         title=f"The freight chain: {', '.join(bots)} at {args.offices} office(s), {args.days} day(s), "

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents import make_bot
+from agents import make_bot, seat_seed
 from experiments.arena.parallel import run_all
 from sm_env.core import (
     CABOOSE,
@@ -129,9 +129,7 @@ def _count_stage_end(state: GameState, counts: Counter[str]) -> None:
 def play_chain(task: ChainTask) -> dict[str, int]:
     """Play one game and count its freight chain's links."""
     state = new_game(task.config, seed=task.seed)
-    bots = [
-        make_bot(task.bots[s % len(task.bots)], (task.seed * 7919 + s) & 0xFFFFFFFF) for s in range(state.n)
-    ]
+    bots = [make_bot(task.bots[s % len(task.bots)], seat_seed(task.seed, s)) for s in range(state.n)]
     counts: Counter[str] = Counter()
     where = [EMPTY] * len(state.trays)
     while not state.is_terminal():
