@@ -166,7 +166,8 @@ def chain_counts(
 ) -> dict[str, float]:
     """Each link's count per game over ``games`` games (seeds ``seed`` ...), bots seated in
     turn; ``stages_no_empty_<type>`` is the share of Stage ends at which the Division Yard
-    holds no empty car of that type."""
+    holds no empty car of that type (under ``yard_on_demand``, V-yards.2, the Classification
+    Yard would still supply one)."""
     tasks = [ChainTask(seed + g, config, tuple(bots)) for g in range(games)]
     total: Counter[str] = Counter()
     for result in run_all(play_chain, tasks, jobs, progress):
