@@ -32,19 +32,16 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from agents.net import (
     MARGIN_SCALE,
-    Net,
     NetEvaluator,
-    NetFileError,
+    load_net,
     one_blas_thread,
     seat_margins,
-    shipped_net_path,
     win_shares,
 )
 from agents.passenger import PassengerBot
@@ -55,20 +52,6 @@ from sm_env.shaping import prospects
 _MASK = 0xFFFFFFFF
 LEAVES = ("net", "rollout", "prospects")  # how a new node is valued
 MAX_WALK_STEPS = 5000  # a guard: a whole 5-day game at 6 offices takes fewer decisions
-_NETS: dict[tuple[str, int], Net] = {}  # network files read once per process, shared by every bot
-
-
-def load_net(path: str) -> Net:
-    """The network at ``path`` (``"shipped"``: the one in agents/data/), read once per process
-    and again when the file changes."""
-    resolved = str(shipped_net_path()) if path == "shipped" else path
-    try:
-        key = (resolved, Path(resolved).stat().st_mtime_ns)
-    except OSError:
-        raise NetFileError(f"no network file at {resolved}") from None
-    if key not in _NETS:
-        _NETS[key] = Net.load(resolved)
-    return _NETS[key]
 
 
 class _Edge:
@@ -355,4 +338,4 @@ def _add(node: _Node, values: list[float]) -> None:
         node.total[s] += v
 
 
-__all__ = ["MCTSBot", "load_net", "margin_utility", "outcome_values"]
+__all__ = ["MCTSBot", "margin_utility", "outcome_values"]

@@ -119,6 +119,22 @@ class Net:
 # ---------------------------------------------------------------------------- reading the files
 
 
+_NETS: dict[tuple[str, int], Net] = {}  # network files read once per process, shared by every bot
+
+
+def load_net(path: str) -> Net:
+    """The network at ``path`` (``"shipped"``: the one in agents/data/), read once per process
+    and again when the file changes."""
+    resolved = str(shipped_net_path()) if path == "shipped" else path
+    try:
+        key = (resolved, Path(resolved).stat().st_mtime_ns)
+    except OSError:
+        raise NetFileError(f"no network file at {resolved}") from None
+    if key not in _NETS:
+        _NETS[key] = Net.load(resolved)
+    return _NETS[key]
+
+
 def read_arrays(
     path: str | Path, error: type[ValueError], what: str, fmt: int, kind: str | None = None
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -375,6 +391,7 @@ __all__ = [
     "NetEvaluator",
     "NetFileError",
     "layer_count",
+    "load_net",
     "one_blas_thread",
     "read_arrays",
     "save_arrays",

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 from agents.common import HeuristicBot, cargo_progress
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
-from agents.net import MARGIN_SCALE, NetEvaluator, one_blas_thread
+from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread
 from agents.passenger import PassengerBot
 from sm_env.core import (
     Discard,
@@ -176,8 +176,6 @@ class SearchBot:
         self.w_net = float(merged["w_net"])
         self.evaluator: NetEvaluator | None = None
         if merged["net"]:
-            from agents.mcts import load_net  # agents.mcts imports this module
-
             self.evaluator = NetEvaluator(load_net(str(merged["net"])))
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
