@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents import make_bot, seat_seed
+from agents import make_bot, play_game, seat_seed
 from experiments.arena.parallel import run_all
 from sm_env.core import (
     CABOOSE,
@@ -28,6 +28,7 @@ from sm_env.core import (
     AddCar,
     GameConfig,
     GameState,
+    Intent,
     car_type,
     facility_spec,
     new_game,
@@ -126,35 +127,50 @@ def _count_stage_end(state: GameState, counts: Counter[str]) -> None:
     counts["stages"] += 1
 
 
-def play_chain(task: ChainTask) -> dict[str, int]:
-    """Play one game and count its freight chain's links."""
-    state = new_game(task.config, seed=task.seed)
-    bots = [make_bot(task.bots[s % len(task.bots)], seat_seed(task.seed, s)) for s in range(state.n)]
-    counts: Counter[str] = Counter()
-    where = [EMPTY] * len(state.trays)
-    while not state.is_terminal():
-        legal = state.legal_intents()
-        actor = state.current_player()
-        intent = legal[0] if len(legal) == 1 else bots[actor].choose(state.view(actor))
-        aboard, stages = _loads_aboard(state), state.stages_played
-        empties = [state.division[t * 2] for t in FREIGHT_TYPES]
-        state.apply(intent)
-        counts["pickups"] += max(0, _loads_aboard(state) - aboard)
-        if isinstance(intent, AddCar) and intent.car in {t * 2 for t in FREIGHT_TYPES}:
-            taken = sum(empties) - sum(state.division[t * 2] for t in FREIGHT_TYPES)
+class _ChainCounter:
+    """Counts the links decision by decision, as ``play_game``'s ``on_decision``: it keeps what
+    it needs of the state before each decision (loads aboard, Stages played, empties in the
+    Division Yard, the cars a new train may take) from the end of the one before."""
+
+    def __init__(self, state: GameState) -> None:
+        self.counts: Counter[str] = Counter()
+        self.where = [EMPTY] * len(state.trays)
+        self._remember(state)
+
+    def _remember(self, state: GameState) -> None:
+        self.aboard = _loads_aboard(state)
+        self.stages = state.stages_played
+        self.empties = sum(state.division[t * 2] for t in FREIGHT_TYPES)
+        self.car_choices = {i.car for i in state.legal_intents() if isinstance(i, AddCar)}
+
+    def __call__(self, state: GameState, intent: Intent) -> None:
+        counts = self.counts
+        counts["pickups"] += max(0, _loads_aboard(state) - self.aboard)
+        if isinstance(intent, AddCar):
+            taken = self.empties - sum(state.division[t * 2] for t in FREIGHT_TYPES)
             if taken > 0:
-                choices = {i.car for i in legal if isinstance(i, AddCar)}
-                counts["empties_forced" if len(choices) == 1 else "empties_chosen"] += taken
+                counts["empties_forced" if len(self.car_choices) == 1 else "empties_chosen"] += taken
         for i, tray in enumerate(state.trays):
             office = tray.office if tray.train != EMPTY else EMPTY
-            if office != where[i]:
-                if where[i] != EMPTY:
-                    _count_departure(state, i, where[i], counts)
+            if office != self.where[i]:
+                if self.where[i] != EMPTY:
+                    _count_departure(state, i, self.where[i], counts)
                 if office != EMPTY:
                     _count_arrival(state, i, office, counts)
-            where[i] = office
-        if state.stages_played != stages:
+            self.where[i] = office
+        if state.stages_played != self.stages:
             _count_stage_end(state, counts)
+        if not state.is_terminal():
+            self._remember(state)
+
+
+def play_chain(task: ChainTask) -> dict[str, int]:
+    """Play one game, as a tournament does (``play_game``), and count its freight chain's links."""
+    state = new_game(task.config, seed=task.seed)
+    bots = [make_bot(task.bots[s % len(task.bots)], seat_seed(task.seed, s)) for s in range(state.n)]
+    counter = _ChainCounter(state)
+    play_game(state, bots, counter)
+    counts = counter.counts
     for entry in state.ledger:
         counts["loads"] += entry.rule == "R9.3.1"
         counts["unloads"] += entry.rule == "R9.3.2"
