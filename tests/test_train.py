@@ -79,9 +79,11 @@ def test_a_run_writes_its_files(whole_run: RunDir) -> None:
     assert len(list(whole_run.checkpoints.glob("model_*.zip"))) == 1  # only the last is kept
     pool = json.loads(whole_run.checkpoint.read_text())["pool"]
     assert pool and all(Path(p).exists() for p in pool)  # the first snapshot always joins
-    for name in (whole_run.best, whole_run.final):
+    for name in (whole_run.clone, whole_run.best, whole_run.final):
         net = PolicyNet.load(name)
         assert net.meta["offices"] == 2 and net.meta["command"] == meta["command"]
+    assert PolicyNet.load(whole_run.clone).meta["timesteps"] == 0  # the warm start's clone, before PPO
+    assert PolicyNet.load(whole_run.final).meta["timesteps"] == 2048
 
 
 def test_the_trained_policy_plays_as_a_bot(whole_run: RunDir) -> None:

@@ -324,26 +324,39 @@ def _demonstrations(task: tuple[TrainSettings, int, int]) -> dict[str, np.ndarra
     }
 
 
-def warm_start(model: Any, settings: TrainSettings, log: Callable[[str], None]) -> dict[str, float]:
+WARM_CHUNK = 8  # episodes a worker plays between progress updates
+
+
+def warm_start(
+    model: Any, settings: TrainSettings, log: Callable[[str], None], progress: bool = True
+) -> dict[str, float]:
     """Clone ``settings.warm_start``: fit the policy to its tokens (cross-entropy through the
     mask) and the value head to the discounted returns. Returns the fit's figures."""
     import torch
+    from tqdm import tqdm
 
     jobs = settings.envs
-    per_job = -(-settings.warm_episodes // jobs)
     first = derived_seed(settings.seed, 500_000)
+    # episodes first, first + 1, ... in order, however they are split over the workers
     tasks = [
-        (settings, first + j * per_job, min(per_job, settings.warm_episodes - j * per_job))
-        for j in range(jobs)
+        (settings, first + start, min(WARM_CHUNK, settings.warm_episodes - start))
+        for start in range(0, settings.warm_episodes, WARM_CHUNK)
     ]
-    tasks = [t for t in tasks if t[2] > 0]
     started = time.perf_counter()
-    torch.set_num_threads(jobs)  # the workers are idle while the clone is fitted
-    if len(tasks) == 1:
-        parts = [_demonstrations(tasks[0])]
-    else:
-        with multiprocessing.get_context("spawn").Pool(len(tasks)) as pool:
-            parts = pool.map(_demonstrations, tasks)
+    bar = tqdm(
+        total=settings.warm_episodes,
+        unit="game",
+        desc=f"cloning {settings.warm_start}",
+        file=sys.stderr,
+        disable=not progress,
+    )
+    parts: list[dict[str, np.ndarray]] = []
+    with multiprocessing.get_context("spawn").Pool(min(jobs, len(tasks))) as pool:
+        for task, part in zip(tasks, pool.imap(_demonstrations, tasks), strict=True):
+            parts.append(part)
+            bar.update(task[2])
+    bar.close()
+    torch.set_num_threads(jobs)  # the workers are done while the clone is fitted
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     size = len(data["tokens"])
     log(f"warm start: {size} tokens of {settings.warm_start} in {time.perf_counter() - started:.0f} s")
@@ -446,6 +459,7 @@ class RunDir:
         self.pool = self.root / "pool"
         self.best = self.root / "best.npz"
         self.final = self.root / "final.npz"
+        self.clone = self.root / "clone.npz"  # the warm start's clone, before any PPO
 
     def model_at(self, timesteps: int) -> Path:
         return self.checkpoints / f"model_{timesteps:010d}.zip"
@@ -594,7 +608,7 @@ def train(
     state = resumed_state(run, settings) if resume else started_state(run, settings)
     venv = _vec_env(settings)
     try:
-        model = _model(run, settings, state, venv, say)
+        model = _model(run, settings, state, venv, say, progress)
         if not run.progress.exists():
             write_progress(run, settings, [])
         segments = -(-settings.timesteps // settings.segment)
@@ -702,7 +716,12 @@ def _cut_short(path: Path) -> bool:
 
 
 def _model(
-    run: RunDir, settings: TrainSettings, state: dict[str, Any], venv: Any, say: Callable[[str], None]
+    run: RunDir,
+    settings: TrainSettings,
+    state: dict[str, Any],
+    venv: Any,
+    say: Callable[[str], None],
+    progress: bool,
 ) -> Any:
     """The model at the checkpoint's timesteps, or a new one (cloned from the warm-start bot,
     when the settings name one, and saved so a resume need not clone again)."""
@@ -730,11 +749,12 @@ def _model(
         verbose=0,
     )
     if settings.warm_start:
-        figures = warm_start(model, settings, say)
+        figures = warm_start(model, settings, say, progress)
         meta = json.loads(run.meta.read_text())
         meta["warm_start"] = figures
         write_json(run.meta, meta)
         _save_model(model, run.model_at(0))
+        export_policy(model.policy, run.clone, policy_meta(settings, run, 0))
         write_json(run.checkpoint, state)
     return model
 
