@@ -352,8 +352,8 @@ def warm_start(
     )
     parts: list[dict[str, np.ndarray]] = []
     with multiprocessing.get_context("spawn").Pool(min(jobs, len(tasks))) as pool:
-        for task, part in zip(tasks, pool.imap(_demonstrations, tasks), strict=True):
-            parts.append(part)
+        for task, demonstrations in zip(tasks, pool.imap(_demonstrations, tasks), strict=True):
+            parts.append(demonstrations)
             bar.update(task[2])
     bar.close()
     torch.set_num_threads(jobs)  # the workers are done while the clone is fitted
