@@ -5,6 +5,7 @@ settings are refused with a clear message."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from pathlib import Path
 
@@ -103,6 +104,24 @@ def test_resumed_from_a_checkpoint_equals_a_run_that_never_stopped(whole_run: Ru
     assert _rows(resumed) == _rows(whole_run)
 
 
+def test_a_finished_run_extended_by_timesteps_equals_a_run_given_them_from_the_start(
+    whole_run: RunDir, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    short = train(dataclasses.replace(TINY, timesteps=1024), out, progress=False, log=lambda _: None)
+    assert PolicyNet.load(short.final).meta["timesteps"] == 1024
+    with pytest.raises(TrainError, match="has trained 1024 timesteps"):
+        train(dataclasses.replace(TINY, timesteps=512), out, resume=True, progress=False)
+    extended = train(TINY, out, resume=True, progress=False, log=lambda _: None)
+    for mine, theirs in zip(_weights(extended.final), _weights(whole_run.final), strict=True):
+        assert np.array_equal(mine, theirs)
+    assert _rows(extended) == _rows(whole_run)
+    meta = json.loads(extended.meta.read_text())
+    assert TrainSettings.from_json(meta["settings"]) == TINY and meta["extended_from"] == [1024]
+    whole_command = json.loads(whole_run.meta.read_text())["command"].replace(str(whole_run.root), str(out))
+    assert PolicyNet.load(extended.final).meta["command"] == whole_command
+
+
 def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots(whole_run: RunDir) -> None:
     env = make_env(TINY, pool=[str(whole_run.final)])
     seated = env.env
@@ -167,8 +186,11 @@ def test_cli_train_errors_are_one_line_and_exit_2(
     assert "unknown bot 'nobody'" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "none"), "--resume"]) == 2
     assert "holds no run to resume" in capsys.readouterr().err
-    assert main(["train", "--out", str(whole_run.root), "--resume", "--seed", "4"]) == 2
-    assert "drop --seed" in capsys.readouterr().err
+    run = str(whole_run.root)
+    assert main(["train", "--out", run, "--resume", "--seed", "4", "--timesteps", "4096"]) == 2
+    assert "drop --seed" in capsys.readouterr().err  # --timesteps alone may go with --resume
+    assert main(["train", "--out", run, "--resume", "--timesteps", "1024"]) == 2
+    assert "has trained 2048 timesteps: --timesteps 1024 cannot extend it" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["train", "--out", str(tmp_path / "r"), "--no-such-option"])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ TRAIN_OPTIONS = {
     for name, text in {
         "offices": "offices (seats), 1..6",
         "days": "days a game",
-        "timesteps": "tokens to train on, rounded up to whole segments",
+        "timesteps": "tokens to train on, rounded up to whole segments (with --resume: more extends the run)",
         "seed": "the run's seed: envs, network and evaluation follow from it",
         "envs": "environments, one worker process each (SubprocVecEnv); the default is the CPU count",
         "opponents": "bot specs the opponent seats are drawn from",
@@ -111,9 +112,12 @@ def _given_values(
     return values
 
 
-def _resume_conflict(args: argparse.Namespace, options: dict[str, tuple[Any, str]]) -> str | None:
-    """Why ``--resume`` refuses the settings given with it (it takes the run's own), if any were."""
-    given = [name for name in options if getattr(args, name) is not None]
+def _resume_conflict(
+    args: argparse.Namespace, options: dict[str, tuple[Any, str]], extends: str
+) -> str | None:
+    """Why ``--resume`` refuses the settings given with it (it takes the run's own, except the
+    budget ``extends``, which extends the run), if any were."""
+    given = [name for name in options if name != extends and getattr(args, name) is not None]
     if not given:
         return None
     flags = ", ".join("--" + name.replace("_", "-") for name in given)
@@ -150,10 +154,11 @@ def _recorded_settings(args: argparse.Namespace, out: Path) -> TrainSettings:
     if not (out / "meta.json").exists():
         raise TrainError(f"{out} holds no run to resume (no meta.json)")
     recorded = json.loads((out / "meta.json").read_text())["settings"]
-    conflict = _resume_conflict(args, TRAIN_OPTIONS)
+    conflict = _resume_conflict(args, TRAIN_OPTIONS, extends="timesteps")
     if conflict:
         raise TrainError(conflict)
-    return TrainSettings.from_json(recorded)
+    settings = TrainSettings.from_json(recorded)
+    return settings if args.timesteps is None else dataclasses.replace(settings, timesteps=args.timesteps)
 
 
 def _given_settings(args: argparse.Namespace) -> TrainSettings:
@@ -219,7 +224,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
     extend = args.generations if args.resume else None
     if args.resume:
         args.generations = None
-    conflict = _resume_conflict(args, SELFPLAY_OPTIONS)
+    conflict = _resume_conflict(args, SELFPLAY_OPTIONS, extends="generations")
     if args.resume and conflict:
         raise SelfPlayError(conflict)
     settings = SelfPlaySettings(**_given_values(args, SELFPLAY_OPTIONS, "trunk"), jobs=workers_of(args))

@@ -661,16 +661,27 @@ def _require_rl_stack() -> None:
 
 def resumed_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
     """The checkpoint of a run to go on with, which must have been trained with ``settings``
-    (a run stopped after its ``meta.json`` and before its first checkpoint starts over)."""
+    (a run stopped after its ``meta.json`` and before its first checkpoint starts over). Only
+    ``timesteps`` may differ: a larger budget extends the run, recorded in ``meta.json``, and
+    the extended run equals one given that budget from the start (a segment's learning does not
+    depend on the budget)."""
     if not run.meta.exists():
         raise TrainError(f"{run.root} has no checkpoint to resume from")
-    recorded = TrainSettings.from_json(json.loads(run.meta.read_text())["settings"])
-    if recorded != settings:
+    meta = json.loads(run.meta.read_text())
+    recorded = TrainSettings.from_json(meta["settings"])
+    if dataclasses.replace(recorded, timesteps=settings.timesteps) != settings:
         raise TrainError(f"{run.root} was trained with other settings; resume takes the recorded ones")
-    if not run.checkpoint.exists():
-        return _first_state(run)
-    state: dict[str, Any] = json.loads(run.checkpoint.read_text())
-    return state
+    state: dict[str, Any] = json.loads(run.checkpoint.read_text()) if run.checkpoint.exists() else {}
+    if settings.timesteps != recorded.timesteps:
+        trained = int(state.get("timesteps", 0))
+        if settings.timesteps <= trained:
+            raise TrainError(
+                f"{run.root} has trained {trained} timesteps: "
+                f"--timesteps {settings.timesteps} cannot extend it"
+            )
+        meta["extended_from"] = [*meta.get("extended_from", []), recorded.timesteps]
+        write_json(run.meta, meta | {"settings": settings.to_json(), "command": _command(settings, run.root)})
+    return state or _first_state(run)
 
 
 def check_new(run: RunDir) -> None:
