@@ -110,7 +110,7 @@ def test_a_finished_run_extended_by_timesteps_equals_a_run_given_them_from_the_s
     out = tmp_path / "run"
     short = train(dataclasses.replace(TINY, timesteps=1024), out, progress=False, log=lambda _: None)
     assert PolicyNet.load(short.final).meta["timesteps"] == 1024
-    with pytest.raises(TrainError, match="has trained 1024 timesteps"):
+    with pytest.raises(TrainError, match="has a budget of 1024 timesteps"):
         train(dataclasses.replace(TINY, timesteps=512), out, resume=True, progress=False)
     extended = train(TINY, out, resume=True, progress=False, log=lambda _: None)
     for mine, theirs in zip(_weights(extended.final), _weights(whole_run.final), strict=True):
@@ -190,7 +190,7 @@ def test_cli_train_errors_are_one_line_and_exit_2(
     assert main(["train", "--out", run, "--resume", "--seed", "4", "--timesteps", "4096"]) == 2
     assert "drop --seed" in capsys.readouterr().err  # --timesteps alone may go with --resume
     assert main(["train", "--out", run, "--resume", "--timesteps", "1024"]) == 2
-    assert "has trained 2048 timesteps: --timesteps 1024 cannot extend it" in capsys.readouterr().err
+    assert "has a budget of 2048 timesteps: --timesteps 1024 cannot extend it" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["train", "--out", str(tmp_path / "r"), "--no-such-option"])
 

@@ -673,10 +673,9 @@ def resumed_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
         raise TrainError(f"{run.root} was trained with other settings; resume takes the recorded ones")
     state: dict[str, Any] = json.loads(run.checkpoint.read_text()) if run.checkpoint.exists() else {}
     if settings.timesteps != recorded.timesteps:
-        trained = int(state.get("timesteps", 0))
-        if settings.timesteps <= trained:
+        if settings.timesteps < recorded.timesteps:
             raise TrainError(
-                f"{run.root} has trained {trained} timesteps: "
+                f"{run.root} has a budget of {recorded.timesteps} timesteps: "
                 f"--timesteps {settings.timesteps} cannot extend it"
             )
         meta["extended_from"] = [*meta.get("extended_from", []), recorded.timesteps]
