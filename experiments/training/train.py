@@ -671,16 +671,18 @@ def resumed_state(run: RunDir, settings: TrainSettings) -> dict[str, Any]:
     recorded = TrainSettings.from_json(meta["settings"])
     if dataclasses.replace(recorded, timesteps=settings.timesteps) != settings:
         raise TrainError(f"{run.root} was trained with other settings; resume takes the recorded ones")
-    state: dict[str, Any] = json.loads(run.checkpoint.read_text()) if run.checkpoint.exists() else {}
-    if settings.timesteps != recorded.timesteps:
-        if settings.timesteps < recorded.timesteps:
-            raise TrainError(
-                f"{run.root} has a budget of {recorded.timesteps} timesteps: "
-                f"--timesteps {settings.timesteps} cannot extend it"
-            )
+    if settings.timesteps < recorded.timesteps:
+        raise TrainError(
+            f"{run.root} has a budget of {recorded.timesteps} timesteps: "
+            f"--timesteps {settings.timesteps} cannot extend it"
+        )
+    if settings.timesteps > recorded.timesteps:
         meta["extended_from"] = [*meta.get("extended_from", []), recorded.timesteps]
         write_json(run.meta, meta | {"settings": settings.to_json(), "command": _command(settings, run.root)})
-    return state or _first_state(run)
+    if not run.checkpoint.exists():
+        return _first_state(run)
+    state: dict[str, Any] = json.loads(run.checkpoint.read_text())
+    return state
 
 
 def check_new(run: RunDir) -> None:
