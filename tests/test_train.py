@@ -8,6 +8,7 @@ import csv
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -53,6 +54,10 @@ TINY = TrainSettings(
 def _weights(path: Path) -> list[np.ndarray]:
     with np.load(path, allow_pickle=False) as data:
         return [data[k] for k in sorted(data.files) if k != "meta"]
+
+
+def _same_weights(a: Path, b: Path) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(_weights(a), _weights(b), strict=True))
 
 
 def _rows(run: RunDir) -> list[dict[str, str]]:
@@ -122,6 +127,48 @@ def test_a_finished_run_extended_by_timesteps_equals_a_run_given_them_from_the_s
     assert PolicyNet.load(extended.final).meta["command"] == whole_command
 
 
+DAGGER = dataclasses.replace(TINY, timesteps=1024, dagger_rounds=2, dagger_episodes=2)
+
+
+def test_dagger_rounds_label_the_clones_own_games_and_a_killed_warm_start_resumes_from_its_last_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = train(DAGGER, tmp_path / "whole", progress=False, log=lambda _: None)
+    figures = json.loads(whole.meta.read_text())["warm_start"]
+    rounds = [figures[f"round_{r}_tokens"] for r in range(3)]
+    assert all(tokens > 0 for tokens in rounds) and figures["warm_tokens"] == sum(rounds)
+    for r in range(3):
+        with np.load(whole.warm / f"round_{r}.npz") as data:
+            masks = np.unpackbits(data["masks"], axis=1).astype(bool)
+            assert masks[np.arange(len(data["tokens"])), data["tokens"]].all()  # every label is legal
+            assert len(data["returns"]) == len(data["tokens"]) == len(data["obs"]) == rounds[r]
+    assert _same_weights(whole.clone, whole.warm_clone(2))  # the clone PPO starts from: the last round's
+    assert not _same_weights(whole.clone, whole.warm_clone(0))
+
+    from experiments.training import train as training
+
+    played: list[str] = []
+    real_round = training._play_round
+    stop_at = "DAgger round 2/2"
+
+    def round_played(*args: Any) -> dict[str, np.ndarray]:
+        played.append(args[4])  # the round's progress label
+        if args[4] == stop_at:
+            raise KeyboardInterrupt  # the kill: rounds 0 and 1 are kept, round 2 is not
+        return real_round(*args)
+
+    monkeypatch.setattr(training, "_play_round", round_played)
+    out = tmp_path / "killed"
+    with pytest.raises(KeyboardInterrupt):
+        train(DAGGER, out, progress=False, log=lambda _: None)
+    assert sorted(p.name for p in (out / "warm").glob("round_*")) == ["round_0.npz", "round_1.npz"]
+    played.clear()
+    stop_at = ""
+    resumed = train(DAGGER, out, resume=True, progress=False, log=lambda _: None)
+    assert played == ["DAgger round 2/2"]  # rounds 0 and 1 are read back, not played again
+    assert _same_weights(resumed.final, whole.final)
+
+
 def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots(whole_run: RunDir) -> None:
     env = make_env(TINY, pool=[str(whole_run.final)])
     seated = env.env
@@ -160,6 +207,9 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
         ({"scenario": "upgraded_office,nowhere"}, "nowhere"),
         ({"seed": -1}, "seed must be 0..4294967295, got -1"),
         ({"seed": 2**32}, "seed must be 0..4294967295, got 4294967296"),
+        ({"warm_start": "", "dagger_rounds": 1}, "name --warm-start"),
+        ({"dagger_rounds": -1}, "dagger_rounds must be at least 0"),
+        ({"dagger_episodes": 0}, "dagger_episodes must be at least 1"),
     ],
 )
 def test_bad_settings_are_refused(changes: dict[str, object], message: str) -> None:

@@ -22,7 +22,11 @@ had when taken; the pool keeps the newest ``pool_size``. The workers load the fi
 
 ``warm_start`` (a bot name) first clones that bot: its decisions over ``warm_episodes``
 episodes are spelled as tokens, and the policy (and its value head, on the returns) is fitted to
-them for ``warm_epochs`` epochs before PPO starts. docs/training.md describes it all.
+them for ``warm_epochs`` epochs before PPO starts. ``dagger_rounds`` then repairs the clone's
+compounding errors (DAgger): in each round the clone plays ``dagger_episodes`` episodes, the
+warm-start bot labels the states the clone reached, and the fit is redone on all the tokens so
+far. Each round's tokens are kept in ``warm/``, so a run killed in its warm start goes on from
+its last whole round. docs/training.md describes it all.
 """
 
 from __future__ import annotations
@@ -62,6 +66,8 @@ MASKABLE_PPO_ONLY = (
     "warm_start",
     "warm_episodes",
     "warm_epochs",
+    "dagger_rounds",
+    "dagger_episodes",
     "shaping",
     "shaping_gamma",
     "shaping_scale",
@@ -90,6 +96,8 @@ class TrainSettings:
     warm_start: str = ""
     warm_episodes: int = 400
     warm_epochs: int = 6
+    dagger_rounds: int = 0
+    dagger_episodes: int = 200
     shaping: str = ""
     shaping_gamma: float = 1.0
     shaping_scale: float = 1.0
@@ -124,10 +132,17 @@ class TrainSettings:
             "n_epochs",
             "eval_deals",
             "pool_size",
+            "dagger_episodes",
         )
         for name in positive:
             if getattr(self, name) < 1:
                 raise TrainError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.dagger_rounds < 0:
+            raise TrainError(f"dagger_rounds must be at least 0, got {self.dagger_rounds}")
+        if self.dagger_rounds and not self.warm_start:
+            raise TrainError(
+                "dagger_rounds relabel the clone's games with the warm-start bot: name --warm-start"
+            )
         if not 0 <= self.seed < SEED_LIMIT:
             raise TrainError(f"seed must be 0..{SEED_LIMIT - 1}, got {self.seed}")
         rollout = self.n_steps * self.envs
@@ -282,10 +297,14 @@ def _vec_env(settings: TrainSettings) -> Any:
 # ---------------------------------------------------------------------------- warm start
 
 
-def _demonstrations(task: tuple[TrainSettings, int, int]) -> dict[str, np.ndarray]:
+def _demonstrations(task: tuple[TrainSettings, int, int, str]) -> dict[str, np.ndarray]:
     """The warm-start bot's decisions as tokens, in ``count`` episodes from ``first_seed`` on:
-    observations, masks (packed), tokens and each step's discounted return."""
-    settings, first_seed, count = task
+    observations, masks (packed), tokens and each step's discounted return. Without a
+    ``student`` the bot plays the learner's seat; with one (a policy file, DAgger) the student
+    plays it, taking its most likely token, and the bot names at each decision the tokens it
+    would take, for as long as the student's tokens agree with them."""
+    settings, first_seed, count, student_path = task
+    student = PolicyNet.load(student_path) if student_path else None
     env = make_env(settings)  # no pool: the opponents are bots
     obs_rows: list[np.ndarray] = []
     masks: list[np.ndarray] = []
@@ -295,27 +314,38 @@ def _demonstrations(task: tuple[TrainSettings, int, int]) -> dict[str, np.ndarra
         observation, _ = env.reset(seed=first_seed + episode)
         teacher = make_bot(settings.warm_start, seat_seed(first_seed + episode, 99))  # one a game
         inner = env.unwrapped
+        aec = inner.aec  # type: ignore[attr-defined]
+        seat = aec.seat_of(inner.learner)  # type: ignore[attr-defined]
         rewards: list[float] = []
+        labelled: list[int] = []  # the steps with a label, for their returns
         done = False
         while not done:
-            aec = inner.aec  # type: ignore[attr-defined]
-            seat = aec.seat_of(inner.learner)  # type: ignore[attr-defined]
-            intent = teacher.choose(aec.game.view(seat))
-            for token in aec.spell(intent):
+            labels = aec.spell(teacher.choose(aec.game.view(seat)))
+            for label in labels:
+                mask = inner.action_masks()  # type: ignore[attr-defined]
                 obs_rows.append(observation)
-                masks.append(np.packbits(inner.action_masks()))  # type: ignore[attr-defined]
-                tokens.append(token)
-                observation, reward, terminated, truncated, _ = env.step(token)
+                masks.append(np.packbits(mask))
+                tokens.append(label)
+                labelled.append(len(rewards))
+                token = label if student is None else _most_likely(student, observation, mask)
+                observation, reward, terminated, truncated, _ = env.step(np.int64(token))
                 rewards.append(float(reward))
                 done = terminated or truncated
-                if done:
+                if done or token != label:
                     break
+            # a student that left the bot's spelling finishes its decision alone
+            while student is not None and not done and not aec.decision_done:
+                token = _most_likely(student, observation, inner.action_masks())  # type: ignore[attr-defined]
+                observation, reward, terminated, truncated, _ = env.step(np.int64(token))
+                rewards.append(float(reward))
+                done = terminated or truncated
         running = 0.0
         back: list[float] = []
         for reward in reversed(rewards):
             running = reward + settings.gamma * running
             back.append(running)
-        returns.extend(reversed(back))
+        back.reverse()
+        returns.extend(back[step] for step in labelled)
     return {
         "obs": np.asarray(obs_rows, dtype=np.float32),
         "masks": np.asarray(masks, dtype=np.uint8),
@@ -324,47 +354,102 @@ def _demonstrations(task: tuple[TrainSettings, int, int]) -> dict[str, np.ndarra
     }
 
 
+def _most_likely(student: PolicyNet, observation: np.ndarray, mask: np.ndarray) -> int:
+    logits = student.logits(observation)
+    return int(np.argmax(np.where(mask, logits, -np.inf)))
+
+
 WARM_CHUNK = 8  # episodes a worker plays between progress updates
 
 
-def warm_start(
-    model: Any, settings: TrainSettings, log: Callable[[str], None], progress: bool = True
-) -> dict[str, float]:
-    """Clone ``settings.warm_start``: fit the policy to its tokens (cross-entropy through the
-    mask) and the value head to the discounted returns. Returns the fit's figures."""
-    import torch
+def _play_round(
+    settings: TrainSettings, first: int, episodes: int, student: str, desc: str, progress: bool
+) -> dict[str, np.ndarray]:
+    """One round's tokens: episodes ``first``, ``first + 1``, ... in order, however they are
+    split over the workers."""
     from tqdm import tqdm
 
-    jobs = settings.envs
-    first = derived_seed(settings.seed, 500_000)
-    # episodes first, first + 1, ... in order, however they are split over the workers
     tasks = [
-        (settings, first + start, min(WARM_CHUNK, settings.warm_episodes - start))
-        for start in range(0, settings.warm_episodes, WARM_CHUNK)
+        (settings, first + start, min(WARM_CHUNK, episodes - start), student)
+        for start in range(0, episodes, WARM_CHUNK)
     ]
-    started = time.perf_counter()
-    bar = tqdm(
-        total=settings.warm_episodes,
-        unit="game",
-        desc=f"cloning {settings.warm_start}",
-        file=sys.stderr,
-        disable=not progress,
-    )
     parts: list[dict[str, np.ndarray]] = []
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(tasks))) as pool:
+    with (
+        tqdm(total=episodes, unit="game", desc=desc, file=sys.stderr, disable=not progress) as bar,
+        multiprocessing.get_context("spawn").Pool(min(settings.envs, len(tasks))) as pool,
+    ):
         for task, demonstrations in zip(tasks, pool.imap(_demonstrations, tasks), strict=True):
             parts.append(demonstrations)
             bar.update(task[2])
-    bar.close()
-    torch.set_num_threads(jobs)  # the workers are done while the clone is fitted
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _warm_round(
+    run: RunDir, settings: TrainSettings, round_: int, log: Callable[[str], None], progress: bool
+) -> dict[str, np.ndarray]:
+    """Round ``round_``'s tokens: read from ``warm/`` when a run killed later made them, else
+    played (round 0 by the warm-start bot; a later round by the clone of the round before it)
+    and kept there."""
+    path = run.warm / f"round_{round_}.npz"
+    if path.exists():
+        with np.load(path) as kept:
+            return {k: kept[k] for k in kept.files}
+    started = time.perf_counter()
+    if round_ == 0:
+        first, episodes, student = derived_seed(settings.seed, 500_000), settings.warm_episodes, ""
+        desc = f"cloning {settings.warm_start}"
+    else:
+        first = derived_seed(settings.seed, 500_000 + round_ * 100_000)
+        episodes, student = settings.dagger_episodes, str(run.warm_clone(round_ - 1))
+        desc = f"DAgger round {round_}/{settings.dagger_rounds}"
+    data = _play_round(settings, first, episodes, student, desc, progress)
+    run.warm.mkdir(exist_ok=True)
+    packed = io.BytesIO()
+    np.savez_compressed(
+        packed, obs=data["obs"], masks=data["masks"], tokens=data["tokens"], returns=data["returns"]
+    )
+    write_atomically(path, packed.getvalue())
+    took = time.perf_counter() - started
+    log(f"warm start round {round_}: {len(data['tokens'])} tokens of {settings.warm_start} in {took:.0f} s")
+    return data
+
+
+def warm_start(
+    model: Any, run: RunDir, settings: TrainSettings, log: Callable[[str], None], progress: bool = True
+) -> dict[str, float]:
+    """Clone ``settings.warm_start``: fit the policy to its tokens (cross-entropy through the
+    mask) and the value head to the discounted returns; then each DAgger round adds the tokens
+    the bot names on the clone's own games and fits again, on all of them. Every round's clone
+    is kept as ``warm/clone_N.npz``. Returns the last fit's figures, and each round's tokens."""
+    figures: dict[str, float] = {}
+    parts: list[dict[str, np.ndarray]] = []
+    for round_ in range(settings.dagger_rounds + 1):
+        parts.append(_warm_round(run, settings, round_, log, progress))
+        data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        # round 0 keeps the generator of the runs before DAgger, so they replay as they were
+        generator = np.random.default_rng(settings.seed if round_ == 0 else [settings.seed, round_])
+        figures = _fit_clone(model, settings, data, generator, log) | {
+            f"round_{r}_tokens": float(len(p["tokens"])) for r, p in enumerate(parts)
+        }
+        export_policy(model.policy, run.warm_clone(round_), policy_meta(settings, run, 0))
+    return figures
+
+
+def _fit_clone(
+    model: Any,
+    settings: TrainSettings,
+    data: dict[str, np.ndarray],
+    generator: np.random.Generator,
+    log: Callable[[str], None],
+) -> dict[str, float]:
+    import torch
+
+    torch.set_num_threads(settings.envs)  # no worker plays while the clone is fitted
     size = len(data["tokens"])
-    log(f"warm start: {size} tokens of {settings.warm_start} in {time.perf_counter() - started:.0f} s")
     n_actions = model.action_space.n
     masks = np.unpackbits(data["masks"], axis=1)[:, :n_actions].astype(bool)
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
-    generator = np.random.default_rng(settings.seed)
     obs_t = torch.as_tensor(data["obs"])
     mask_t = torch.as_tensor(masks)
     tok_t = torch.as_tensor(data["tokens"])
@@ -460,6 +545,10 @@ class RunDir:
         self.best = self.root / "best.npz"
         self.final = self.root / "final.npz"
         self.clone = self.root / "clone.npz"  # the warm start's clone, before any PPO
+        self.warm = self.root / "warm"  # each warm-start round's tokens and clone
+
+    def warm_clone(self, round_: int) -> Path:
+        return self.warm / f"clone_{round_}.npz"
 
     def model_at(self, timesteps: int) -> Path:
         return self.checkpoints / f"model_{timesteps:010d}.zip"
@@ -761,7 +850,7 @@ def _model(
         verbose=0,
     )
     if settings.warm_start:
-        figures = warm_start(model, settings, say, progress)
+        figures = warm_start(model, run, settings, say, progress)
         meta = json.loads(run.meta.read_text())
         meta["warm_start"] = figures
         write_json(run.meta, meta)
