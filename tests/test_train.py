@@ -137,6 +137,7 @@ def test_dagger_rounds_label_the_clones_own_games_and_a_killed_warm_start_resume
     figures = json.loads(whole.meta.read_text())["warm_start"]
     rounds = [figures[f"round_{r}_tokens"] for r in range(3)]
     assert all(tokens > 0 for tokens in rounds) and figures["warm_tokens"] == sum(rounds)
+    assert all(0 <= figures[f"round_{r}_accuracy_before_fit"] <= 1 for r in (1, 2))
     for r in range(3):
         with np.load(whole.warm / f"round_{r}.npz") as data:
             masks = np.unpackbits(data["masks"], axis=1).astype(bool)

@@ -420,19 +420,38 @@ def warm_start(
     """Clone ``settings.warm_start``: fit the policy to its tokens (cross-entropy through the
     mask) and the value head to the discounted returns; then each DAgger round adds the tokens
     the bot names on the clone's own games and fits again, on all of them. Every round's clone
-    is kept as ``warm/clone_N.npz``. Returns the last fit's figures, and each round's tokens."""
+    is kept as ``warm/clone_N.npz``. Returns the last fit's figures, each round's tokens and,
+    for each DAgger round, the clone's accuracy on its tokens before it was fitted to them."""
     figures: dict[str, float] = {}
     parts: list[dict[str, np.ndarray]] = []
     for round_ in range(settings.dagger_rounds + 1):
         parts.append(_warm_round(run, settings, round_, log, progress))
+        figures[f"round_{round_}_tokens"] = float(len(parts[-1]["tokens"]))
+        if round_:
+            # tokens the clone has not been fitted to, on the states it reaches itself
+            unseen = _accuracy(model, parts[-1])
+            figures[f"round_{round_}_accuracy_before_fit"] = unseen
+            log(f"DAgger round {round_}: the clone picked the bot's token {unseen:.1%} of the time")
         data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         # round 0 keeps the generator of the runs before DAgger, so they replay as they were
         generator = np.random.default_rng(settings.seed if round_ == 0 else [settings.seed, round_])
-        figures = _fit_clone(model, settings, data, generator, log) | {
-            f"round_{r}_tokens": float(len(p["tokens"])) for r, p in enumerate(parts)
-        }
+        figures |= _fit_clone(model, settings, data, generator, log)
         export_policy(model.policy, run.warm_clone(round_), policy_meta(settings, run, 0))
     return figures
+
+
+def _accuracy(model: Any, data: dict[str, np.ndarray]) -> float:
+    """The share of ``data``'s tokens that the policy finds most likely."""
+    import torch
+
+    masks = np.unpackbits(data["masks"], axis=1)[:, : model.action_space.n].astype(bool)
+    correct = 0
+    with torch.no_grad():
+        for start in range(0, len(masks), 4096):
+            part = slice(start, start + 4096)
+            dist = model.policy.get_distribution(torch.as_tensor(data["obs"][part]), action_masks=masks[part])
+            correct += int((dist.distribution.probs.argmax(dim=1).numpy() == data["tokens"][part]).sum())
+    return correct / len(masks)
 
 
 def _fit_clone(
@@ -458,7 +477,7 @@ def _fit_clone(
     policy.set_training_mode(True)
     for epoch in range(settings.warm_epochs):
         order = torch.as_tensor(generator.permutation(size))
-        total = correct = 0.0
+        total = 0.0
         for start in range(0, size, settings.batch_size):
             batch = order[start : start + settings.batch_size]
             values, log_prob, _ = policy.evaluate_actions(
@@ -469,14 +488,9 @@ def _fit_clone(
             loss.backward()
             optimizer.step()
             total += loss.item() * len(batch)
-        with torch.no_grad():
-            for start in range(0, size, 4096):
-                part = slice(start, start + 4096)
-                dist = policy.get_distribution(obs_t[part], action_masks=mask_t[part].numpy())
-                correct += float((dist.distribution.probs.argmax(dim=1) == tok_t[part]).sum())
+        accuracy = figures["warm_accuracy"] = _accuracy(model, data)
         figures["warm_loss"] = total / size
-        figures["warm_accuracy"] = correct / size
-        log(f"warm start epoch {epoch + 1}: loss {total / size:.3f}, token accuracy {correct / size:.1%}")
+        log(f"warm start epoch {epoch + 1}: loss {total / size:.3f}, token accuracy {accuracy:.1%}")
     policy.set_training_mode(False)
     torch.set_num_threads(1)
     return figures
