@@ -22,7 +22,7 @@ had when taken; the pool keeps the newest ``pool_size``. The workers load the fi
 
 ``warm_start`` (a bot name) first clones that bot: its decisions over ``warm_episodes``
 episodes are spelled as tokens, and the policy (and its value head, on the returns) is fitted to
-them for ``warm_epochs`` epochs before PPO starts. ``dagger_rounds`` then repairs the clone's
+them for ``warm_epochs`` epochs before PPO starts. ``dagger_rounds`` then aim at the clone's
 compounding errors (DAgger): in each round the clone plays ``dagger_episodes`` episodes, the
 warm-start bot labels the states the clone reached, and the fit is redone on all the tokens so
 far. Each round's tokens are kept in ``warm/``, so a run killed in its warm start goes on from
