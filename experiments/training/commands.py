@@ -33,7 +33,8 @@ TRAIN_OPTIONS = {
         "warm_start": "a bot to clone before PPO starts (empty: none)",
         "warm_episodes": "episodes of the warm-start bot to clone",
         "warm_epochs": "epochs of the cloning fit",
-        "dagger_rounds": "DAgger rounds after the clone: it plays, the warm-start bot labels its states, the fit is redone",
+        "dagger_rounds": "DAgger rounds after the clone: it plays, the warm-start bot labels its states, "
+        "and the fit is redone",
         "dagger_episodes": "episodes the clone plays in each DAgger round",
         "shaping": "a potential for reward shaping (docs/signals.md; empty: none)",
         "shaping_gamma": "the shaping's discount",
