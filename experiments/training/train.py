@@ -429,7 +429,7 @@ def warm_start(
         figures[f"round_{round_}_tokens"] = float(len(parts[-1]["tokens"]))
         if round_:
             # tokens the clone has not been fitted to, on the states it reaches itself
-            unseen = _accuracy(model, parts[-1])
+            unseen = _accuracy(model, parts[-1]["obs"], _masks(model, parts[-1]), parts[-1]["tokens"])
             figures[f"round_{round_}_accuracy_before_fit"] = unseen
             log(f"DAgger round {round_}: the clone picked the bot's token {unseen:.1%} of the time")
         data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -440,17 +440,21 @@ def warm_start(
     return figures
 
 
-def _accuracy(model: Any, data: dict[str, np.ndarray]) -> float:
-    """The share of ``data``'s tokens that the policy finds most likely."""
+def _masks(model: Any, data: dict[str, np.ndarray]) -> np.ndarray:
+    """``data``'s packed masks, unpacked to the action space."""
+    return np.unpackbits(data["masks"], axis=1)[:, : model.action_space.n].astype(bool)
+
+
+def _accuracy(model: Any, obs: np.ndarray, masks: np.ndarray, tokens: np.ndarray) -> float:
+    """The share of ``tokens`` that the policy finds most likely."""
     import torch
 
-    masks = np.unpackbits(data["masks"], axis=1)[:, : model.action_space.n].astype(bool)
     correct = 0
     with torch.no_grad():
         for start in range(0, len(masks), 4096):
             part = slice(start, start + 4096)
-            dist = model.policy.get_distribution(torch.as_tensor(data["obs"][part]), action_masks=masks[part])
-            correct += int((dist.distribution.probs.argmax(dim=1).numpy() == data["tokens"][part]).sum())
+            dist = model.policy.get_distribution(torch.as_tensor(obs[part]), action_masks=masks[part])
+            correct += int((dist.distribution.probs.argmax(dim=1).numpy() == tokens[part]).sum())
     return correct / len(masks)
 
 
@@ -465,8 +469,7 @@ def _fit_clone(
 
     torch.set_num_threads(settings.envs)  # no worker plays while the clone is fitted
     size = len(data["tokens"])
-    n_actions = model.action_space.n
-    masks = np.unpackbits(data["masks"], axis=1)[:, :n_actions].astype(bool)
+    masks = _masks(model, data)
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
     obs_t = torch.as_tensor(data["obs"])
@@ -488,7 +491,7 @@ def _fit_clone(
             loss.backward()
             optimizer.step()
             total += loss.item() * len(batch)
-        accuracy = figures["warm_accuracy"] = _accuracy(model, data)
+        accuracy = figures["warm_accuracy"] = _accuracy(model, data["obs"], masks, data["tokens"])
         figures["warm_loss"] = total / size
         log(f"warm start epoch {epoch + 1}: loss {total / size:.3f}, token accuracy {accuracy:.1%}")
     policy.set_training_mode(False)
