@@ -220,6 +220,14 @@ def test_per_seat_policies_stop_and_resume(tmp_path: Path, ray_instance: None) -
         for kind in ("best", "final"):
             net = PolicyNet.load(out / f"{kind}_office_{seat}.npz")
             assert net.meta["policy_id"] == f"office_{seat}"
+
+    # a finished run is extended by a larger budget, recorded in meta.json
+    assert main(["train", "--out", str(out), "--resume", "--timesteps", "768", "--quiet"]) == 0
+    extended = json.loads((out / "checkpoints" / "checkpoint.json").read_text())
+    assert extended["segment"] == 3 and extended["timesteps"] >= 768
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["settings"]["timesteps"] == 768 and meta["extended_from"] == [512]
+    assert PolicyNet.load(out / "final_office_0.npz").meta["timesteps"] == extended["timesteps"]
     # each seat's file plays at the table like any policy
     state = new_game(GameConfig(offices=2, days=1), seed=5)
     play_game(state, [PolicyBot(s, str(out / f"final_office_{s}.npz")) for s in range(2)])

@@ -223,14 +223,13 @@ def _add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_selfplay(args: argparse.Namespace) -> int:
-    # --generations may go with --resume: it extends the run (what is done stays as it is)
-    extend = args.generations if args.resume else None
     if args.resume:
-        args.generations = None
-    conflict = _resume_conflict(args, SELFPLAY_OPTIONS, extends="generations")
-    if args.resume and conflict:
-        raise SelfPlayError(conflict)
+        conflict = _resume_conflict(args, SELFPLAY_OPTIONS, extends="generations")
+        if conflict:
+            raise SelfPlayError(conflict)
+    # a resumed run takes its recorded settings; --generations, if given, extends it
     settings = SelfPlaySettings(**_given_values(args, SELFPLAY_OPTIONS, "trunk"), jobs=workers_of(args))
+    extend = args.generations if args.resume else None
     out = Path(args.out)
     done = selfplay(
         settings,
