@@ -44,8 +44,11 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _temporaries(folders: Sequence[Path]) -> list[Path]:
-    return [p for folder in folders if folder.is_dir() for p in folder.glob(".*.tmp")]
+def _temporaries(folders: Sequence[Path], name: str = "") -> list[Path]:
+    """The temporary files of writes in flight (or cut short) in ``folders``; with ``name``,
+    only those of files whose names start with it: a reference run writing beside a killed one
+    renames its own temporaries away, and they tell nothing of the killed run."""
+    return [p for folder in folders if folder.is_dir() for p in folder.glob(f".{name}*.tmp")]
 
 
 def _mtime(path: Path) -> int | None:
@@ -61,11 +64,12 @@ def _kill_later(
     delay: float,
     folders: Sequence[Path] = (),
     patience: float = 0.0,
+    name: str = "",
 ) -> bool:
     """Kill ``proc`` ``delay`` seconds after it has (re)written the file ``written`` (it is past
-    its imports), or with ``patience``, at the first temporary file seen in ``folders`` after
-    that (a write in flight), waiting at most ``patience`` seconds for one. False when it
-    finished first."""
+    its imports), or with ``patience``, at the first temporary file (of a file named ``name``*)
+    seen in ``folders`` after that (a write in flight), waiting at most ``patience`` seconds for
+    one. False when it finished first."""
     before = _mtime(written) if written is not None else None
     while written is not None and _mtime(written) in (None, before):
         if proc.poll() is not None:
@@ -77,7 +81,7 @@ def _kill_later(
             return False
         time.sleep(0.01)
     watch = deadline + patience
-    while time.monotonic() < watch and not _temporaries(folders):
+    while time.monotonic() < watch and not _temporaries(folders, name):
         if proc.poll() is not None:
             return False
         time.sleep(0.0005)
@@ -163,12 +167,11 @@ def test_table_autosave_killed_at_random_keeps_a_whole_game_that_resumes_to_the_
         )
         proc = _start([STATION_MASTER, *args], tmp_path)
         writing = kills % 2 == 1  # every other kill waits for a save in flight
-        if not _kill_later(proc, save, rng.uniform(0.0, 0.3), [tmp_path], 1.0 if writing else 0.0):
+        patience = 1.0 if writing else 0.0
+        if not _kill_later(proc, save, rng.uniform(0.0, 0.3), [tmp_path], patience, save.name):
             break
         kills += 1
-        # a write the kill cut short: never read (the reference game, still running, writes
-        # its own temporaries beside it and renames them: not ours to remove)
-        for left in tmp_path.glob(f".{save.name}.*.tmp"):
+        for left in _temporaries([tmp_path], save.name):  # a write the kill cut short: never read
             left.unlink()
         if save.exists():
             replay = load_replay(save)  # whole: it parses, and
@@ -213,10 +216,11 @@ def test_tournament_killed_at_random_keeps_its_csv_whole_and_resumes_to_the_same
         jobs = "2" if attempt % 3 == 2 else "1"
         proc = _start([STATION_MASTER, *match, "--csv", str(out), "--jobs", jobs, "--resume"], tmp_path)
         writing = attempt % 2 == 1
-        if not _kill_later(proc, journal, rng.uniform(0.0, 1.2), [tmp_path], 1.0 if writing else 0.0):
+        patience = 1.0 if writing else 0.0
+        if not _kill_later(proc, journal, rng.uniform(0.0, 1.2), [tmp_path], patience, "killed."):
             break
         kills += 1
-        for left in _temporaries([tmp_path]):
+        for left in _temporaries([tmp_path], "killed."):  # the killed run's CSV, journal or plot
             left.unlink()
         text = out.read_text()
         assert text == old or len(_csv_rows(out)) == 1 + 2 * games  # the old file or the whole new one
