@@ -16,7 +16,6 @@ At each decision with more than one legal intent, the bot
    ``w_progress`` per Laborer step spent on loads still underway at the seat's office and
    ``w_prospects`` times the seat's ``prospects`` potential (what its position can still earn),
    blended, with a network (``net``), with the network's value of the cut-off position;
-   a rollout that reaches the game's end adds ``w_win`` when the seat is among its winners;
 5. takes the best mean; the prior's choice stays unless another candidate beats it by more
    than ``margin`` (ties and near-ties go to the heuristic, so rollout noise does not override
    it for nothing).
@@ -122,10 +121,6 @@ class SearchBot:
       expected final revenue less the mean of the others', in revenue (× ``MARGIN_SCALE``).
     - ``w_net`` (0.15): with a network, the weight of its value in a cut-off score; the rest
       is the hand-made score above (``w_progress``, ``w_prospects``). 1 is the network alone.
-    - ``w_win`` (0.0): added to the score of a rollout that reaches the game's end when the
-      seat is among its winners (D-end: a shared top is a win; co-op: the team won). Revenue
-      is whole dollars and most games end within a dollar or two, so in the last Stages one
-      dollar that ties or passes the leader is worth more than one that does not.
 
     Two budgets make sense: ``search`` (16 rollouts, the low budget, for tournaments) and
     ``search:rollouts=64`` (the high budget, about four times slower).
@@ -147,7 +142,6 @@ class SearchBot:
         "patience": 2,
         "net": "",
         "w_net": 0.15,
-        "w_win": 0.0,
     }
     _INTS: ClassVar[tuple[str, ...]] = ("rollouts", "horizon", "top_k", "patience")
 
@@ -169,8 +163,6 @@ class SearchBot:
             raise ValueError("horizon, seconds and patience must not be negative")
         if not 0.0 <= float(merged["w_net"]) <= 1.0:
             raise ValueError(f"w_net must be within 0..1, got {merged['w_net']!r}")
-        if float(merged["w_win"]) < 0:
-            raise ValueError(f"w_win must not be negative, got {merged['w_win']!r}")
         self.params: dict[str, int | float | str] = merged
         self.rollouts = int(merged["rollouts"])
         self.seconds = float(merged["seconds"])
@@ -182,7 +174,6 @@ class SearchBot:
         self.w_prospects = float(merged["w_prospects"])
         self.patience = int(merged["patience"])
         self.w_net = float(merged["w_net"])
-        self.w_win = float(merged["w_win"])
         self.evaluator: NetEvaluator | None = None
         if merged["net"]:
             self.evaluator = NetEvaluator(load_net(str(merged["net"])))
@@ -283,9 +274,9 @@ class SearchBot:
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:
         """The seat's revenue (co-op: the team's), less ``rival`` times the best opponent's;
-        plus ``w_win`` when the game is over and the seat won, or the load progress at its
-        office and its prospects when the rollout was ``cut`` short. With a network, a ``cut``
-        score is ``w_net`` parts the network's value and the rest the hand-made one."""
+        plus the load progress at its office and its prospects when the rollout was ``cut``
+        short. With a network, a ``cut`` score is ``w_net`` parts the network's value and the
+        rest the hand-made one."""
         if not cut or self.evaluator is None:
             return self.hand_score(state, seat, cut)
         value = self.net_value(state, seat)
@@ -308,8 +299,6 @@ class SearchBot:
         else:
             others = [r for s, r in enumerate(revenue) if s != seat]
             value = revenue[seat] - (self.rival * max(others) if others else 0.0)
-        if self.w_win and seat in state.winners():  # empty before the game's end
-            value += self.w_win
         if cut and self.w_progress:
             value += self.w_progress * cargo_progress(state, state.office_of_seat[seat])
         if cut and self.w_prospects:

@@ -253,21 +253,3 @@ def test_search_bot_network_errors_are_clear() -> None:
     with pytest.raises(NetFileError, match="trained for 3 offices") as raised:
         bot.choose(state.view(state.current_player()))
     assert "\n" not in str(raised.value)
-
-
-def test_search_bot_scores_a_win_only_at_the_games_end() -> None:
-    """``w_win`` is added to a rollout's score when the game is over and the seat is among its
-    winners (D-end: a shared top is a win), and to no score before the end."""
-    state = new_state(3, 17, days=1)
-    play_game(state, [make_bot("passenger", seat_seed(17, s)) for s in range(3)])
-    winners = state.winners()
-    assert state.is_terminal() and winners and len(winners) < 3
-    plain, keen = search_bot("search", 1), search_bot("search:w_win=2", 1)
-    for seat in range(3):
-        gain = keen.hand_score(state, seat, cut=False) - plain.hand_score(state, seat, cut=False)
-        assert gain == (2.0 if seat in winners else 0.0)
-    running = mid_game(17, 4)
-    for seat in range(3):
-        assert keen.hand_score(running, seat, cut=True) == plain.hand_score(running, seat, cut=True)
-    with pytest.raises(BotSpecError, match="w_win must not be negative"):
-        make_bot("search:w_win=-1", 1)
