@@ -228,6 +228,7 @@ def test_per_seat_policies_stop_and_resume(tmp_path: Path, ray_instance: None) -
     meta = json.loads((out / "meta.json").read_text())
     assert meta["settings"]["timesteps"] == 768 and meta["extended_from"] == [512]
     assert PolicyNet.load(out / "final_office_0.npz").meta["timesteps"] == extended["timesteps"]
+
     # each seat's file plays at the table like any policy
     state = new_game(GameConfig(offices=2, days=1), seed=5)
     play_game(state, [PolicyBot(s, str(out / f"final_office_{s}.npz")) for s in range(2)])
