@@ -6,6 +6,7 @@ run's journal, and a training run's checkpoint, model zip, policy files and prog
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -235,6 +236,44 @@ def test_tournament_killed_at_random_keeps_its_csv_whole_and_resumes_to_the_same
     assert len(whole) == 1 + 2 * games
     assert _csv_rows(out) == whole
     assert not journal.exists()  # the run is whole: its journal is gone
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(child) for child in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    """Running, not gone and not a zombie waiting for a reaper."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from /proc")
+def test_pool_workers_exit_when_their_tournament_alone_is_killed(tmp_path: Path) -> None:
+    """``kill PID`` of a tournament (not of its group) takes its pool workers with it: they do
+    not play on for nobody and then wait on the pool's queue for ever."""
+    args = ["tournament", "--bots", "random", "--offices", "2", "--games", "100000", "--quiet", "--jobs", "2"]
+    proc = _start([STATION_MASTER, *args], tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(proc.pid)) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "no pool workers started"
+            time.sleep(0.05)
+        time.sleep(1.0)  # past their imports, playing games
+        assert all(_alive(worker) for worker in workers)
+        proc.send_signal(signal.SIGKILL)  # the parent only: its workers are not signalled
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(worker) for worker in workers)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # whatever is left, should the test fail
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 @pytest.mark.slow

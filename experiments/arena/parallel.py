@@ -14,9 +14,12 @@ from __future__ import annotations
 import logging
 import math
 import multiprocessing
+import multiprocessing.pool
 import os
 import socket
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,6 +34,7 @@ Result = TypeVar("Result")
 BACKENDS = ("local", "ray")
 RAY_RETRIES = 3  # times Ray runs a batch again whose worker died
 RAY_BATCHES_PER_CPU = 8  # batches small enough to spread evenly, large enough to amortise a task
+ORPHAN_POLL_SECONDS = 0.5  # how often a pool worker checks that the process it works for is alive
 
 
 class BackendError(RuntimeError):
@@ -141,11 +145,32 @@ def run_all(
             return results
         processes = min(workers.jobs, len(tasks))
         chunk = max(1, len(tasks) // (processes * 16))  # games take milliseconds: batch them
-        with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        with worker_pool(processes) as pool:
             for result in pool.imap_unordered(_Guarded(play_one), tasks, chunksize=chunk):
                 take(_checked(result))
                 bar.update()
     return results
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """A pool worker's initializer: exit once ``parent`` is gone. Killed alone (not with its
+    process group), a parent leaves its workers playing out their chunks for nobody and then
+    waiting on the pool's queue for ever (they hold its write end themselves, so no EOF comes)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+
+
+def worker_pool(processes: int) -> multiprocessing.pool.Pool:
+    """A pool of ``processes`` spawned workers (they share nothing with the caller) that exit
+    when the caller dies."""
+    return multiprocessing.get_context("spawn").Pool(
+        processes, initializer=_exit_when_orphaned, initargs=(os.getpid(),)
+    )
 
 
 def _play_batch(play_one: Callable[[Task], Result], batch: Sequence[Task]) -> list[Result | _Failure]:

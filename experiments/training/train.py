@@ -36,7 +36,6 @@ import dataclasses
 import importlib
 import io
 import json
-import multiprocessing
 import os
 import platform
 import sys
@@ -51,6 +50,7 @@ import numpy as np
 
 from agents import make_bot, play_game, seat_seed
 from agents.policy import PolicyBot, PolicyNet, export_policy
+from experiments.arena.parallel import worker_pool
 from sm_env.core import RULES_EDITION, ConfigError, GameConfig, new_game, scenario_names, write_atomically
 from sm_env.shaping import potential
 
@@ -376,7 +376,7 @@ def _play_round(
     parts: list[dict[str, np.ndarray]] = []
     with (
         tqdm(total=episodes, unit="game", desc=desc, file=sys.stderr, disable=not progress) as bar,
-        multiprocessing.get_context("spawn").Pool(min(settings.envs, len(tasks))) as pool,
+        worker_pool(min(settings.envs, len(tasks))) as pool,
     ):
         for task, demonstrations in zip(tasks, pool.imap(_demonstrations, tasks), strict=True):
             parts.append(demonstrations)
