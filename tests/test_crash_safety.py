@@ -252,7 +252,10 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from /proc")
+@pytest.mark.skipif(
+    not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+    reason="reads the process tree from /proc",
+)
 def test_pool_workers_exit_when_their_tournament_alone_is_killed(tmp_path: Path) -> None:
     """``kill PID`` of a tournament (not of its group) takes its pool workers with it: they do
     not play on for nobody and then wait on the pool's queue for ever."""
