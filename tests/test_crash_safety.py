@@ -235,7 +235,7 @@ def test_tournament_killed_at_random_keeps_its_csv_whole_and_resumes_to_the_same
     whole = _csv_rows(tmp_path / "whole.csv")
     assert len(whole) == 1 + 2 * games
     assert _csv_rows(out) == whole
-    assert not journal.exists()  # the run is whole: its journal is gone
+    assert len(journal.read_text().splitlines()) == 1 + 2 * games  # the record stays: header, games
 
 
 def _children(pid: int) -> list[int]:
@@ -326,6 +326,39 @@ def test_a_journal_damaged_before_its_last_line_or_of_another_run_is_refused(tmp
     path.write_bytes(before + b"not json\n" + b'{"game": 1}\n')
     with pytest.raises(JournalError, match="line 2 is not JSON"):
         Journal.resume(path, {"run": "test", "seed": 1})
+
+
+def test_a_journal_resumed_with_a_grown_count_is_the_runs_and_a_shrunk_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "run.journal"
+    journal = Journal.start(path, {"run": "test", "seed": 1, "games": 2})
+    journal.append({"game": 0})
+    journal.close()
+    grown = Journal.resume(path, {"run": "test", "seed": 1, "games": 5}, grows="games")
+    assert grown.items == [{"game": 0}]
+    grown.close()
+    assert json.loads(path.read_text().splitlines()[0])["games"] == 5  # the header has the new count
+    with pytest.raises(JournalError, match=r"another run \(games differ\)"):
+        Journal.resume(path, {"run": "test", "seed": 1, "games": 4}, grows="games")
+    with pytest.raises(JournalError, match=r"another run \(seed differ\)"):
+        Journal.resume(path, {"run": "test", "seed": 2, "games": 9}, grows="games")
+    with pytest.raises(JournalError, match=r"another run \(games differ\)"):
+        Journal.resume(path, {"run": "test", "seed": 1, "games": 6})  # only where the run allows it
+
+
+def test_a_finished_tournament_resumed_with_more_deals_plays_only_the_new_ones(tmp_path: Path) -> None:
+    match = ["tournament", "--bots", "random,passenger", "--offices", "2", "--quiet", "--jobs", "1"]
+    assert main([*match, "--games", "6", "--csv", str(tmp_path / "whole.csv")]) == 0
+    out = tmp_path / "grown.csv"
+    assert main([*match, "--games", "4", "--csv", str(out)]) == 0
+    first = out.read_text().splitlines()
+    assert main([*match, "--games", "6", "--csv", str(out), "--resume"]) == 0
+    grown = out.read_text().splitlines()
+    assert grown[: len(first)] == first  # the first 4 deals' rows, timing columns too: not replayed
+    assert _csv_rows(out) == _csv_rows(tmp_path / "whole.csv")
+    assert len(journal_path(out).read_text().splitlines()) == 1 + 2 * 6
+    assert main([*match, "--games", "5", "--csv", str(out), "--resume"]) == 2  # fewer deals: another run
 
 
 def test_tournament_resume_refuses_another_runs_journal_with_one_line(

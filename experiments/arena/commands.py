@@ -84,8 +84,8 @@ def _add_tournament_arguments(match: argparse.ArgumentParser) -> None:
     match.add_argument(
         "--resume",
         action="store_true",
-        help="go on with a stopped run of the same options: the games in FILE.journal are not "
-        "played again (every run keeps that journal of its finished games until the CSV is written)",
+        help="go on with a stopped run of the same options, or a finished one with more --games: "
+        "the games in FILE.journal (every run's record of its finished games) are not played again",
     )
     match.add_argument(
         "--plot", metavar="FILE.png", help="ratings and revenue chart (default: the CSV's name, .png)"
@@ -118,7 +118,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     header, path = tour.journal_header(match), journal_path(csv_path)
-    journal = Journal.resume(path, header) if args.resume else Journal.start(path, header)
+    journal = Journal.resume(path, header, grows="games") if args.resume else Journal.start(path, header)
     try:
         done = [
             tour.result_from_json(item, match, f"{path}, game {i + 1}")
@@ -148,7 +148,6 @@ def _run_tournament(args: argparse.Namespace) -> int:
     summaries = tour.summarize(match, seatings, results)
     found = tour.skill(match, seatings, results)
     tour.plot(plot_path, summaries)
-    journal.finish()
     if args.json:
         data = tour.summary_json(match, seatings, summaries)
         data.update(skill=tour.skill_json(found), csv=str(csv_path), plot=str(plot_path), wall_seconds=wall)

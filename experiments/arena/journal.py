@@ -34,8 +34,8 @@ def journal_path(output: Path) -> Path:
 
 
 class Journal:
-    """An open journal, appended to as games finish (``append``), removed once the run's
-    output is written (``finish``)."""
+    """An open journal, appended to as games finish (``append``); a run that needs it no
+    more once its output is written removes it (``finish``)."""
 
     def __init__(self, path: Path, header: dict[str, Any], items: list[dict[str, Any]]) -> None:
         self.path = path
@@ -51,15 +51,19 @@ class Journal:
         return cls(path, header, [])
 
     @classmethod
-    def resume(cls, path: Path, header: dict[str, Any]) -> Journal:
+    def resume(cls, path: Path, header: dict[str, Any], grows: str = "") -> Journal:
         """The journal at ``path`` with the games it holds (``items``); a new one when there is
-        none. ``JournalError`` when it is another run's or damaged."""
+        none. ``JournalError`` when it is another run's or damaged. ``grows`` names a count in
+        the header that the run may raise over the journal's (more deals of a finished run):
+        the journal is then the run's, its header rewritten with the new count."""
         if not path.exists():
             return cls.start(path, header)
         lines = list(_lines(path))
         if not lines:
             raise JournalError(f"{path}: the journal is empty; delete it to start the run afresh")
         want = {"format": FORMAT, "version": VERSION, "rules_edition": RULES_EDITION, **header}
+        if grows and _grown(lines[0], want, grows):
+            want = {**want, grows: lines[0][grows]}
         if lines[0] != want:
             differ = sorted(
                 key for key in want.keys() | _keys(lines[0]) if _get(lines[0], key) != want.get(key)
@@ -112,6 +116,12 @@ def _lines(path: Path) -> Iterator[Any]:
             yield decode_json(raw.decode("utf-8"))
         except ValueError as err:  # not UTF-8, not JSON, or JSON the strict reader refuses
             raise JournalError(f"{path}: line {number} is not JSON ({err})") from None
+
+
+def _grown(old: Any, new: dict[str, Any], key: str) -> bool:
+    """Whether ``old``'s count ``key`` is a whole number no larger than ``new``'s."""
+    count = _get(old, key)
+    return isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= new[key]
 
 
 def _keys(data: Any) -> set[str]:

@@ -30,9 +30,11 @@ timing columns, which come last.
 
 Crash safety. Each finished game is appended to a journal beside the CSV (``FILE.journal``,
 ``experiments.arena.journal``) as it comes back; the CSV and the plot are written whole
-(atomically) at the end, and only then is the journal removed. A run killed at any moment
+(atomically) at the end, and the journal stays as the run's record. A run killed at any moment
 leaves the old CSV or the new one, never a part, and ``--resume`` plays only the games the
 journal lacks: its CSV is row for row the one of a run that never stopped (timing columns apart).
+A finished run resumed with more deals (``--games``) plays only the new ones, since deal ``i``
+is game seed ``seed + i`` whatever the count.
 """
 
 from __future__ import annotations
