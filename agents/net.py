@@ -23,6 +23,7 @@ import json
 import math
 import zipfile
 import zlib
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -119,20 +120,27 @@ class Net:
 # ---------------------------------------------------------------------------- reading the files
 
 
-_NETS: dict[tuple[str, int], Net] = {}  # network files read once per process, shared by every bot
+_LOADED: dict[tuple[str, int], Any] = {}  # network and policy files read once per process
+
+
+def load_once(path: str, load: Callable[[str], Any], error: type[ValueError], what: str) -> Any:
+    """``load(path)``, read once per process (shared by every bot) and again when the file
+    changes; ``error`` naming the ``what`` when there is no file."""
+    try:
+        key = (path, Path(path).stat().st_mtime_ns)
+    except OSError:
+        raise error(f"no {what} at {path}") from None
+    if key not in _LOADED:
+        _LOADED[key] = load(path)
+    return _LOADED[key]
 
 
 def load_net(path: str) -> Net:
     """The network at ``path`` (``"shipped"``: the one in agents/data/), read once per process
     and again when the file changes."""
     resolved = str(shipped_net_path()) if path == "shipped" else path
-    try:
-        key = (resolved, Path(resolved).stat().st_mtime_ns)
-    except OSError:
-        raise NetFileError(f"no network file at {resolved}") from None
-    if key not in _NETS:
-        _NETS[key] = Net.load(resolved)
-    return _NETS[key]
+    net: Net = load_once(resolved, Net.load, NetFileError, "network file")
+    return net
 
 
 def read_arrays(

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.net import layer_count, one_blas_thread, read_arrays, weight_arrays
+from agents.net import layer_count, load_once, one_blas_thread, read_arrays, weight_arrays
 from sm_env.actions_v1 import Speller, TokenTable, token_table
 from sm_env.core import RULES_EDITION, Intent, Rng, SeatView, write_atomically
 from sm_env.observations_v1 import ObservationEncoderV1
@@ -38,6 +38,13 @@ def shipped_policy_path() -> Path:
 
 class PolicyFileError(ValueError):
     """A policy file is missing, malformed or made for other spaces or rules."""
+
+
+def load_policy(path: str) -> PolicyNet:
+    """The policy at ``path`` (``"shipped"``: the one in agents/data/), read once per process."""
+    resolved = str(shipped_policy_path()) if path == "shipped" else path
+    net: PolicyNet = load_once(resolved, PolicyNet.load, PolicyFileError, "policy file")
+    return net
 
 
 class PolicyNet:
@@ -191,6 +198,7 @@ __all__ = [
     "PolicyFileError",
     "PolicyNet",
     "export_policy",
+    "load_policy",
     "shipped_policy_path",
     "write_policy",
 ]

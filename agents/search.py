@@ -27,15 +27,19 @@ state; everything hidden is sampled.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any, ClassVar
 
+from agents.base import Agent
 from agents.common import HeuristicBot, cargo_progress
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread
 from agents.passenger import PassengerBot
+from agents.policy import PolicyBot, load_policy
 from sm_env.core import (
+    MAX_OFFICES,
     Discard,
     EndTurn,
     GameState,
@@ -61,6 +65,12 @@ def play_passengers(sim: GameState, stop: int, seed: int, memo: dict[tuple[objec
     bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK) for s in range(sim.n)]
     for bot in bots:
         bot.share_memo(memo)
+    play_until(sim, stop, bots)
+
+
+def play_until(sim: GameState, stop: int, bots: Sequence[Agent]) -> None:
+    """``bots[seat]`` decides for each seat, on its own view, until ``stop`` Stages have been
+    played or the game ends."""
     for _ in range(MAX_ROLLOUT_STEPS):
         if sim.is_terminal() or sim.stages_played >= stop:
             break
@@ -121,6 +131,9 @@ class SearchBot:
       expected final revenue less the mean of the others', in revenue (× ``MARGIN_SCALE``).
     - ``w_net`` (0.15): with a network, the weight of its value in a cut-off score; the rest
       is the hand-made score above (``w_progress``, ``w_prospects``). 1 is the network alone.
+    - ``rollout`` (""): who plays the rollouts. Empty: the passenger bot at every seat. A
+      policy file (``agents.policy``; ``"shipped"`` is the one in agents/data/): that trained
+      policy at every seat, its likeliest intent on each seat's own view.
 
     Two budgets make sense: ``search`` (16 rollouts, the low budget, for tournaments) and
     ``search:rollouts=64`` (the high budget, about four times slower).
@@ -142,6 +155,7 @@ class SearchBot:
         "patience": 2,
         "net": "",
         "w_net": 0.15,
+        "rollout": "",
     }
     _INTS: ClassVar[tuple[str, ...]] = ("rollouts", "horizon", "top_k", "patience")
 
@@ -177,6 +191,12 @@ class SearchBot:
         self.evaluator: NetEvaluator | None = None
         if merged["net"]:
             self.evaluator = NetEvaluator(load_net(str(merged["net"])))
+        # the rollout policy's bots, one a seat, reused: they take the likeliest intent, so
+        # they keep nothing from one rollout to the next (and set up their encoders once)
+        self._rollout_bots: list[PolicyBot] = []
+        if merged["rollout"]:
+            net, path = load_policy(str(merged["rollout"])), str(merged["rollout"])
+            self._rollout_bots = [PolicyBot.with_net(0, net, path) for _ in range(MAX_OFFICES)]
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
         self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32())
@@ -267,9 +287,12 @@ class SearchBot:
     # ------------------------------------------------------------------ rollouts
 
     def play_out(self, sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
-        """Let the passenger bot play every seat of ``sim`` until ``stop`` Stages have been
-        played (or the game ends); the seat's score at the end."""
-        play_passengers(sim, stop, policy_seed, self._rollout_memo)
+        """Let the rollout bots (``rollout``) play every seat of ``sim`` until ``stop`` Stages
+        have been played (or the game ends); the seat's score at the end."""
+        if self._rollout_bots:
+            play_until(sim, stop, self._rollout_bots)
+        else:
+            play_passengers(sim, stop, policy_seed, self._rollout_memo)
         return self.score(sim, seat, not sim.is_terminal())
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:

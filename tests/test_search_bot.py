@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from conftest import new_state
 
-from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, seat_seed
+from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, search, seat_seed
 from agents.net import NetFileError
+from agents.policy import PolicyBot, PolicyFileError
 from agents.search import SearchBot
 from sm_env.core.intents import Intent
 from sm_env.core.rng import Rng
@@ -142,9 +143,9 @@ def test_search_bot_from_the_registry() -> None:
     BotSpecError."""
     spec = REGISTRY["search"]
     assert spec.version >= 1 and spec.summary
-    numbers = {k: v for k, v in spec.params.items() if k not in ("prior", "net")}
+    numbers = {k: v for k, v in spec.params.items() if k not in ("prior", "net", "rollout")}
     assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values())
-    assert spec.params["prior"] == "passenger" and spec.params["net"] == ""
+    assert spec.params["prior"] == "passenger" and spec.params["net"] == spec.params["rollout"] == ""
     bot = search_bot("search:rollouts=4", 1)
     assert bot.rollouts == 4 and bot.params["horizon"] == spec.params["horizon"]
     assert search_bot("search", 1).rollouts == spec.params["rollouts"]
@@ -251,5 +252,54 @@ def test_search_bot_network_errors_are_clear() -> None:
         state.apply(state.legal_intents()[0])
     bot = search_bot("search:rollouts=4,horizon=1,net=shipped", 2)
     with pytest.raises(NetFileError, match="trained for 3 offices") as raised:
+        bot.choose(state.view(state.current_player()))
+    assert "\n" not in str(raised.value)
+
+
+def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_the_policy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``rollout=shipped``: the shipped policy, not the passenger bot, plays every rollout; a
+    whole 3-office game stays legal and within the budget, and is the same for the same seed."""
+    text = "search:prior=freight,rollouts=4,horizon=1,rollout=shipped"
+    policy_moves = 0
+    choose = PolicyBot.choose
+
+    def counted(bot: PolicyBot, view: SeatView) -> Intent:
+        nonlocal policy_moves
+        policy_moves += 1
+        return choose(bot, view)
+
+    def no_passengers(*args: object) -> None:
+        raise AssertionError("a passenger rollout in a search that rolls out a policy")
+
+    monkeypatch.setattr(PolicyBot, "choose", counted)
+    monkeypatch.setattr(search, "play_passengers", no_passengers)
+
+    def game() -> tuple[list[Intent], list[tuple[Intent, int]], str]:
+        seed = 17
+        state = new_state(3, seed, days=1)
+        watched = Watched(search_bot(text, seat_seed(seed, 1)))
+        agents: list[Agent] = [make_bot("passenger", seat_seed(seed, s)) for s in range(3)]
+        agents[1] = watched
+        log = play_game(state, agents)
+        assert state.is_terminal()
+        assert any(spent > 0 for _, spent in watched.log)
+        return log, watched.log, state.state_hash()
+
+    assert game() == game()
+    assert policy_moves > 0
+
+
+def test_search_bot_rollout_policy_errors_are_clear() -> None:
+    """A rollout policy file that is not there is a one-line BotSpecError naming it; the
+    shipped policy at another office count is a one-line PolicyFileError at the first rollout."""
+    with pytest.raises(BotSpecError, match="no policy file at /nonexistent/policy.npz"):
+        make_bot("search:rollout=/nonexistent/policy.npz", 1)
+    state = new_state(4, 16, days=1)
+    while len(state.legal_intents()) < 2:
+        state.apply(state.legal_intents()[0])
+    bot = search_bot("search:rollouts=4,horizon=1,rollout=shipped,patience=0", 2)
+    with pytest.raises(PolicyFileError, match="trained for 3 offices") as raised:
         bot.choose(state.view(state.current_player()))
     assert "\n" not in str(raised.value)
