@@ -60,12 +60,17 @@ MAX_ROLLOUT_STEPS = 5000  # a guard: a whole 5-day game at 6 offices takes fewer
 
 def play_passengers(sim: GameState, stop: int, seed: int, memo: dict[tuple[object, ...], Any]) -> None:
     """A rollout: the passenger bot plays every seat of ``sim`` (each on its own view, with its
-    own seed from ``seed``) until ``stop`` Stages have been played or the game ends. Its bots
-    share ``memo``: a station in danger recurs in rollout after rollout."""
-    bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK) for s in range(sim.n)]
+    own seed from ``seed``) until ``stop`` Stages have been played or the game ends."""
+    play_until(sim, stop, passenger_bots(sim.n, seed, memo))
+
+
+def passenger_bots(seats: int, seed: int, memo: dict[tuple[object, ...], Any]) -> list[Agent]:
+    """A rollout's passenger bots, one a seat, each with its own seed from ``seed``. They share
+    ``memo``: a station in danger recurs in rollout after rollout."""
+    bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK) for s in range(seats)]
     for bot in bots:
         bot.share_memo(memo)
-    play_until(sim, stop, bots)
+    return list(bots)
 
 
 def play_until(sim: GameState, stop: int, bots: Sequence[Agent]) -> None:
@@ -133,7 +138,9 @@ class SearchBot:
       is the hand-made score above (``w_progress``, ``w_prospects``). 1 is the network alone.
     - ``rollout`` (""): who plays the rollouts. Empty: the passenger bot at every seat. A
       policy file (``agents.policy``; ``"shipped"`` is the one in agents/data/): that trained
-      policy at every seat, its likeliest intent on each seat's own view.
+      policy, its likeliest intent on each seat's own view, at the seats ``rollout_seats`` says.
+    - ``rollout_seats`` ("all"): with a ``rollout`` policy, ``all`` seats play it; ``own``: only
+      the searching seat, the passenger bot the others (opponents modelled as before).
 
     Two budgets make sense: ``search`` (16 rollouts, the low budget, for tournaments) and
     ``search:rollouts=64`` (the high budget, about four times slower).
@@ -156,6 +163,7 @@ class SearchBot:
         "net": "",
         "w_net": 0.15,
         "rollout": "",
+        "rollout_seats": "all",
     }
     _INTS: ClassVar[tuple[str, ...]] = ("rollouts", "horizon", "top_k", "patience")
 
@@ -173,6 +181,8 @@ class SearchBot:
             raise ValueError("rollouts and top_k must be at least 1")
         if merged["prior"] not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
+        if merged["rollout_seats"] not in ("all", "own"):
+            raise ValueError(f"rollout_seats must be all or own, got {merged['rollout_seats']!r}")
         if merged["horizon"] < 0 or merged["seconds"] < 0 or merged["patience"] < 0:
             raise ValueError("horizon, seconds and patience must not be negative")
         if not 0.0 <= float(merged["w_net"]) <= 1.0:
@@ -289,10 +299,14 @@ class SearchBot:
     def play_out(self, sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
         """Let the rollout bots (``rollout``) play every seat of ``sim`` until ``stop`` Stages
         have been played (or the game ends); the seat's score at the end."""
-        if self._rollout_bots:
+        if not self._rollout_bots:
+            play_passengers(sim, stop, policy_seed, self._rollout_memo)
+        elif self.params["rollout_seats"] == "all":
             play_until(sim, stop, self._rollout_bots)
         else:
-            play_passengers(sim, stop, policy_seed, self._rollout_memo)
+            bots = passenger_bots(sim.n, policy_seed, self._rollout_memo)
+            bots[seat] = self._rollout_bots[seat]
+            play_until(sim, stop, bots)
         return self.score(sim, seat, not sim.is_terminal())
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:

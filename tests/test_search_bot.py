@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from conftest import new_state
 
-from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, search, seat_seed
+from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, seat_seed
 from agents.net import NetFileError
+from agents.passenger import PassengerBot
 from agents.policy import PolicyBot, PolicyFileError
 from agents.search import SearchBot
 from sm_env.core.intents import Intent
@@ -143,7 +144,7 @@ def test_search_bot_from_the_registry() -> None:
     BotSpecError."""
     spec = REGISTRY["search"]
     assert spec.version >= 1 and spec.summary
-    numbers = {k: v for k, v in spec.params.items() if k not in ("prior", "net", "rollout")}
+    numbers = {k: v for k, v in spec.params.items() if k not in ("prior", "net", "rollout", "rollout_seats")}
     assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values())
     assert spec.params["prior"] == "passenger" and spec.params["net"] == spec.params["rollout"] == ""
     bot = search_bot("search:rollouts=4", 1)
@@ -156,6 +157,7 @@ def test_search_bot_from_the_registry() -> None:
         "search:horizon=-1",
         "search:top_k=1.5",
         "search:prior=random",
+        "search:rollout_seats=some",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
@@ -256,39 +258,46 @@ def test_search_bot_network_errors_are_clear() -> None:
     assert "\n" not in str(raised.value)
 
 
+@pytest.mark.parametrize("seats", ["all", "own"])
 def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_the_policy(
-    monkeypatch: pytest.MonkeyPatch,
+    seats: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``rollout=shipped``: the shipped policy, not the passenger bot, plays every rollout; a
-    whole 3-office game stays legal and within the budget, and is the same for the same seed."""
-    text = "search:prior=freight,rollouts=4,horizon=1,rollout=shipped"
-    policy_moves = 0
-    choose = PolicyBot.choose
+    """``rollout=shipped``: the shipped policy plays the rollouts, at every seat
+    (``rollout_seats=all``) or at the searching seat alone, the passenger bot at the others
+    (``own``); a whole 3-office game among freight bots stays legal and within the budget, and
+    is the same for the same seed."""
+    text = f"search:prior=freight,rollouts=4,horizon=1,rollout=shipped,rollout_seats={seats}"
+    searcher = 1
+    moves = {"policy": set[int](), "passenger": set[int]()}  # the seats each rollout bot played
 
-    def counted(bot: PolicyBot, view: SeatView) -> Intent:
-        nonlocal policy_moves
-        policy_moves += 1
-        return choose(bot, view)
+    def counted(cls: type[Agent], kind: str) -> None:
+        choose = cls.choose
 
-    def no_passengers(*args: object) -> None:
-        raise AssertionError("a passenger rollout in a search that rolls out a policy")
+        def choose_counted(bot: Agent, view: SeatView) -> Intent:
+            moves[kind].add(view.seat)
+            return choose(bot, view)
 
-    monkeypatch.setattr(PolicyBot, "choose", counted)
-    monkeypatch.setattr(search, "play_passengers", no_passengers)
+        monkeypatch.setattr(cls, "choose", choose_counted)
+
+    counted(PolicyBot, "policy")
+    counted(PassengerBot, "passenger")  # at this table only in rollouts
 
     def game() -> tuple[list[Intent], list[tuple[Intent, int]], str]:
         seed = 17
         state = new_state(3, seed, days=1)
-        watched = Watched(search_bot(text, seat_seed(seed, 1)))
-        agents: list[Agent] = [make_bot("passenger", seat_seed(seed, s)) for s in range(3)]
-        agents[1] = watched
+        watched = Watched(search_bot(text, seat_seed(seed, searcher)))
+        agents: list[Agent] = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
+        agents[searcher] = watched
         log = play_game(state, agents)
         assert state.is_terminal()
         assert any(spent > 0 for _, spent in watched.log)
         return log, watched.log, state.state_hash()
 
     assert game() == game()
-    assert policy_moves > 0
+    if seats == "all":
+        assert moves == {"policy": {0, 1, 2}, "passenger": set()}
+    else:
+        assert moves == {"policy": {searcher}, "passenger": {0, 2}}
 
 
 def test_search_bot_rollout_policy_errors_are_clear() -> None:
