@@ -204,6 +204,7 @@ class SearchBot:
         # the rollout policy's bots, one a seat, reused: they take the likeliest intent, so
         # they keep nothing from one rollout to the next (and set up their encoders once)
         self._rollout_bots: list[PolicyBot] = []
+        self.rollout_own_seat_only = merged["rollout_seats"] == "own"
         if merged["rollout"]:
             net, path = load_policy(str(merged["rollout"])), str(merged["rollout"])
             self._rollout_bots = [PolicyBot.with_net(0, net, path) for _ in range(MAX_OFFICES)]
@@ -301,12 +302,12 @@ class SearchBot:
         have been played (or the game ends); the seat's score at the end."""
         if not self._rollout_bots:
             play_passengers(sim, stop, policy_seed, self._rollout_memo)
-        elif self.params["rollout_seats"] == "all":
-            play_until(sim, stop, self._rollout_bots)
-        else:
+        elif self.rollout_own_seat_only:
             bots = passenger_bots(sim.n, policy_seed, self._rollout_memo)
             bots[seat] = self._rollout_bots[seat]
             play_until(sim, stop, bots)
+        else:
+            play_until(sim, stop, self._rollout_bots)
         return self.score(sim, seat, not sim.is_terminal())
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:

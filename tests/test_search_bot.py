@@ -242,18 +242,25 @@ def test_search_bot_with_the_shipped_network_is_legal_and_deterministic() -> Non
     assert game() == game()
 
 
-def test_search_bot_network_errors_are_clear() -> None:
-    """A network file that is not there is a one-line BotSpecError naming it; the shipped
-    network at another office count is a one-line NetFileError at the first decision."""
-    with pytest.raises(BotSpecError, match="no network file at /nonexistent/net.npz"):
-        make_bot("search:net=/nonexistent/net.npz", 1)
+@pytest.mark.parametrize(
+    ("param", "what", "error"),
+    [("net", "network file", NetFileError), ("rollout", "policy file", PolicyFileError)],
+)
+def test_search_bot_network_and_rollout_policy_errors_are_clear(
+    param: str, what: str, error: type[ValueError]
+) -> None:
+    """A network (``net``) or rollout policy (``rollout``) file that is not there is a one-line
+    BotSpecError naming it; the shipped one at another office count is a one-line error of its
+    file kind at the first decision."""
+    with pytest.raises(BotSpecError, match=f"no {what} at /nonexistent/file.npz"):
+        make_bot(f"search:{param}=/nonexistent/file.npz", 1)
     with pytest.raises(BotSpecError, match="w_net"):
         make_bot("search:net=shipped,w_net=2", 1)
     state = new_state(4, 16, days=1)
     while len(state.legal_intents()) < 2:
         state.apply(state.legal_intents()[0])
-    bot = search_bot("search:rollouts=4,horizon=1,net=shipped", 2)
-    with pytest.raises(NetFileError, match="trained for 3 offices") as raised:
+    bot = search_bot(f"search:rollouts=4,horizon=1,patience=0,{param}=shipped", 2)
+    with pytest.raises(error, match="trained for 3 offices") as raised:
         bot.choose(state.view(state.current_player()))
     assert "\n" not in str(raised.value)
 
@@ -298,17 +305,3 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {0, 1, 2}, "passenger": set()}
     else:
         assert moves == {"policy": {searcher}, "passenger": {0, 2}}
-
-
-def test_search_bot_rollout_policy_errors_are_clear() -> None:
-    """A rollout policy file that is not there is a one-line BotSpecError naming it; the
-    shipped policy at another office count is a one-line PolicyFileError at the first rollout."""
-    with pytest.raises(BotSpecError, match="no policy file at /nonexistent/policy.npz"):
-        make_bot("search:rollout=/nonexistent/policy.npz", 1)
-    state = new_state(4, 16, days=1)
-    while len(state.legal_intents()) < 2:
-        state.apply(state.legal_intents()[0])
-    bot = search_bot("search:rollouts=4,horizon=1,rollout=shipped,patience=0", 2)
-    with pytest.raises(PolicyFileError, match="trained for 3 offices") as raised:
-        bot.choose(state.view(state.current_player()))
-    assert "\n" not in str(raised.value)
