@@ -206,7 +206,8 @@ class SearchBot:
         self._rollout_bots: list[PolicyBot] = []
         self.rollout_own_seat_only = merged["rollout_seats"] == "own"
         if merged["rollout"]:
-            net, path = load_policy(str(merged["rollout"])), str(merged["rollout"])
+            path = str(merged["rollout"])
+            net = load_policy(path)
             self._rollout_bots = [PolicyBot.with_net(0, net, path) for _ in range(MAX_OFFICES)]
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
