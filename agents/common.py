@@ -378,7 +378,14 @@ class HeuristicBot:
         pool = view.unseen_cards()
         if not pool:
             return 0.0
-        return sum(self.card_value(board, view.seat, c) for c in pool) / len(pool)
+        values: dict[int, float] = {}  # copies of a card are worth the same: each valued once
+        total = 0.0
+        for card in pool:
+            value = values.get(card)
+            if value is None:
+                value = values[card] = self.card_value(board, view.seat, card)
+            total += value
+        return total / len(pool)
 
     def draw_options(
         self, view: SeatView, board: GameState, legal: list[Intent]

@@ -374,14 +374,28 @@ class GameState:
 
     def visible_cards(self, seat: int) -> Counter[int]:
         """Card copies ``seat`` can see or infer: every place but the Home Office and the other
-        hands (the set-aside cards are the catalogue's leftovers, so they are known too)."""
-        return Counter(
+        hands (the set-aside cards are the catalogue's leftovers, so they are known too). The
+        places of ``card_places``, counted straight from the piles: search asks for it at
+        every determinization."""
+        cards = self.catalogue.cards
+        seen = Counter(self.hands[seat])
+        for dept in self.departments:
+            seen.update(dept)
+        seen.update(self.salvage)
+        seen.update(self.set_aside)
+        for station in self.stations:
+            seen.update([card for card, _rotated in station.grid.values()])
+        seen.update([card for card in self.timetable if card != EMPTY])
+        seen.update([card for card, _seat in self.pending_extras])
+        seen.update(
             [
-                card
-                for card, area, key in self.card_places()
-                if area != "home_office" and not (area == "hands" and key != seat)
+                tray.train
+                for tray in self.trays
+                if tray.train != EMPTY and cards[tray.train].kind is CardKind.EXTRA_TRAIN
             ]
         )
+        seen.update(self.mainline)
+        return seen
 
 
 class _Unplayable:
@@ -444,10 +458,10 @@ class SeatView:
 
     def unseen_cards(self) -> list[int]:
         """The hidden card copies, as a sorted list: the catalogue less what the seat sees."""
-        cat = self.board.catalogue
-        unseen = Counter({card.index: card.count for card in cat.cards if card.count})
-        unseen.subtract(self.board.visible_cards(self.seat))
-        return sorted(unseen.elements())
+        left = [card.count for card in self.board.catalogue.cards]
+        for card, seen in self.board.visible_cards(self.seat).items():
+            left[card] -= seen
+        return [card for card, count in enumerate(left) for _ in range(count)]
 
     def determinize(self, rng: Rng) -> GameState:
         """A full state consistent with the view: the unseen cards shuffled with ``rng`` and
