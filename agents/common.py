@@ -298,8 +298,24 @@ class HeuristicBot:
         # key, Move) steps, and whether it ends the turn: one object may choose for several seats
         self._plans: dict[int, tuple[int, list[tuple[tuple[object, ...], MoveTray]], bool]] = {}
         self._memo: dict[tuple[object, ...], Any] = {}
-        self.reason: str | None = None  # why the last choice, in a line (the play table's hint)
+        self._reason: str | None = None
+        # a ``pick``'s reason, worded only when asked: rollouts make thousands of choices whose
+        # reason nobody reads
+        self._weighed: tuple[GameState, list[tuple[float, Intent]], float, Intent] | None = None
         self.last_options: list[tuple[float, Intent]] = []  # what its last ``pick`` weighed
+
+    @property
+    def reason(self) -> str | None:
+        """Why the last choice, in a line (the play table's hint)."""
+        if self._weighed is not None:
+            self._reason = _weighed_text(*self._weighed)
+            self._weighed = None
+        return self._reason
+
+    @reason.setter
+    def reason(self, text: str | None) -> None:
+        self._reason = text
+        self._weighed = None
 
     def memo(self, key: tuple[object, ...], compute: Callable[[], Any]) -> Any:
         """A result the bot worked out before for the same public facts (``key``): searches
@@ -411,13 +427,8 @@ class HeuristicBot:
         best's."""
         self.last_options = options
         value, best = _best_pair(options)
-        others = [(v, i) for v, i in options if i is not best]
-        if others:
-            second, runner = _best_pair(others)
-            runner_text = _plain(board, runner)
-            self.reason = f"worth {value:.2f}, against {second:.2f} for the next best ({runner_text})"
-        else:
-            self.reason = f"worth {value:.2f}"
+        self.reason = None
+        self._weighed = (board, options, value, best)
         return best
 
     def local_options(
@@ -694,6 +705,15 @@ def following_gap(board: GameState) -> int | None:
 def _plain(board: GameState, intent: Intent) -> str:
     """An intent's text without its "seat N: " head."""
     return describe(board, intent).split(": ", 1)[-1]
+
+
+def _weighed_text(board: GameState, options: list[tuple[float, Intent]], value: float, best: Intent) -> str:
+    """A ``pick``'s reason: the chosen option's value against the next best's."""
+    others = [(v, i) for v, i in options if i is not best]
+    if not others:
+        return f"worth {value:.2f}"
+    second, runner = _best_pair(others)
+    return f"worth {value:.2f}, against {second:.2f} for the next best ({_plain(board, runner)})"
 
 
 def _best_pair(options: list[tuple[float, Intent]]) -> tuple[float, Intent]:
