@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from experiments.bench import suite
+from experiments.bench import bots, suite
 from experiments.cli import main
 
 
@@ -46,3 +46,51 @@ def test_bench_rejects_an_unknown_option(capsys: pytest.CaptureFixture[str]) -> 
         main(["bench", "--fastest"])
     assert exit_.value.code == 2
     assert "unrecognized arguments: --fastest" in capsys.readouterr().err
+
+
+def test_bench_bots_times_each_bot_on_fixed_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--bots``: CPU and wall ms a decision with their intervals, and the decisions with a
+    choice apart, for each bot; the counts are the games' own (the same deals each run)."""
+    argv = ["bench", "--bots", "passenger,random", "--against", "freight", "--games", "2", "--json"]
+    assert main([*argv, "--days", "1"]) == 0
+    out = capsys.readouterr()
+    figures = json.loads(out.out)["figures"]
+    for spec in ("passenger", "random"):
+        keys = {f"bots.{spec}.{kind}" for kind in ("cpu_ms", "wall_ms", "choice_cpu_ms")}
+        assert keys <= set(figures), sorted(figures)
+        for key in keys:
+            figure = figures[key]
+            low, high = (float(x) for x in figure["note"].split("95% CI ")[1].split(";")[0].split(".."))
+            assert figure["value"] > 0 and low * 0.999 <= figure["value"] <= high * 1.001, figure  # 4 digits
+    assert "2 games from seed 300000, against freight" in figures["bots.passenger.cpu_ms"]["note"]
+    assert "passenger: game 2 of 2" in out.err
+
+
+def test_bench_bots_mean_interval_resamples_whole_games() -> None:
+    mean, low, high = bots.mean_interval([[1.0, 3.0], [2.0], [2.0, 2.0, 2.0]])
+    assert mean == pytest.approx(2.0)
+    assert low == pytest.approx(2.0) and high == pytest.approx(2.0)  # every game's mean is 2
+    mean, low, high = bots.mean_interval([[1.0], [3.0]])
+    assert mean == 2.0 and 1.0 <= low < 2.0 < high <= 3.0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--bots", "passenger", "--scaling"], "not allowed with argument"),
+        (["--bots", "nobody"], "unknown bot 'nobody'"),
+        (["--bots", "passenger", "--against", "search:rollouts=x"], "rollouts"),
+        (["--bots", "passenger", "--games", "0"], "must be >= 1"),
+        (["--bots", "passenger", "--offices", "9"], "offices"),
+    ],
+)
+def test_bench_bots_refuses_bad_input_in_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = main(["bench", *argv])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
