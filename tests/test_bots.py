@@ -551,6 +551,7 @@ def test_heuristic_bots_say_why_in_a_line(name: str) -> None:
     state = new_game(GameConfig(offices=2, days=1), 11)
     bots = [make_bot(name, seat_seed(11, s)) for s in range(2)]
     reasons = set()
+    weighed = False
     for _ in range(400):
         if state.is_terminal():
             break
@@ -559,6 +560,7 @@ def test_heuristic_bots_say_why_in_a_line(name: str) -> None:
         reason = bots[seat].reason  # type: ignore[attr-defined]
         assert isinstance(reason, str) and reason and "\n" not in reason, (intent, reason)
         reasons.add(reason.split(" ")[0])
+        weighed = weighed or "for the next best (" in reason  # a pick's reason, worded when read
         state.apply(intent)
-    assert len(reasons) >= 3  # different decisions, different reasons
+    assert len(reasons) >= 3 and weighed  # different decisions, different reasons
     assert getattr(make_bot("random", 1), "reason", None) is None

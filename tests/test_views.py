@@ -91,6 +91,9 @@ def test_d_view_1_determinize_deals_the_unseen_cards(offices: int, seed: int, st
     unseen = Counter(view.unseen_cards())
     truth = Counter(c for s, h in enumerate(state.hands) if s != seat for c in h) + Counter(state.home_office)
     assert unseen == truth
+    hidden = {("home_office", None)} | {("hands", s) for s in range(offices) if s != seat}
+    seen = Counter(c for c, area, key in state.card_places() if (area, key) not in hidden)
+    assert view.board.visible_cards(seat) == state.visible_cards(seat) == seen
     assert full.legal_intents() == state.legal_intents()
     assert full.view(seat) == view  # what the seat knows is kept
     assert view.determinize(Rng(99)).state_hash() == full.state_hash()  # reproducible from its seed
