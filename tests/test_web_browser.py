@@ -38,6 +38,9 @@ sync_api = (
 
 pytestmark = pytest.mark.slow
 TIMEOUT_MS = 20_000
+# The seat's card play has begun: a hand card it may use (any, since it may discard any). Not a
+# wait for the text "Card play": the notes on the cards it may not use yet say "card play" too.
+IN_CARD_PLAY = "[data-testid^=hand-]:not(.disabled)"
 LAST_LOG_HAS = (
     "document.querySelector('#log li') && document.querySelector('#log li').textContent.includes('%s')"
 )
@@ -182,7 +185,7 @@ def test_set_up_a_game_lay_a_card_by_clicking_and_watch_a_bot_answer(server: str
     page.wait_for_selector("text=Your decision")
     page.click("[data-testid=button-draw]")
     page.click("text=draw from the Home Office")
-    page.wait_for_selector("text=Card play")
+    page.wait_for_selector(IN_CARD_PLAY)
     cards = page.locator("[data-testid^=hand-]")
     laid = False
     for i in range(cards.count()):
@@ -259,7 +262,7 @@ def test_undo_then_reload_and_continue(server: str, page: Any) -> None:
     assert page.locator("[data-testid=hand]").inner_text() == hand
     page.click("[data-testid=button-draw]")
     page.click("text=draw from the Home Office")
-    page.wait_for_selector("text=Card play")
+    page.wait_for_selector(IN_CARD_PLAY)
     assert api.status(game)["number"] == start + 1
 
 
