@@ -204,7 +204,7 @@ def _csv_rows(path: Path) -> list[list[str]]:
 def test_tournament_killed_at_random_keeps_its_csv_whole_and_resumes_to_the_same_rows(
     tmp_path: Path,
 ) -> None:
-    games = 400  # about 4 s of games, so three kills land before the end on any machine
+    games = 1200  # about 3 s of games on one core (400 had become 1.2 s): three kills land before the end
     match = ["tournament", "--bots", "random", "--offices", "2", "--games", str(games), "--quiet"]
     reference = _start([STATION_MASTER, *match, "--csv", "whole.csv", "--jobs", "1"], tmp_path)
     out = tmp_path / "killed.csv"
