@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents import make_bot, seat_seed
+from agents import Agent, make_bot, play_game, seat_seed
 from experiments.bench.suite import Figure
-from sm_env.core import GameConfig, SeatView, new_game
+from sm_env.core import GameConfig, Intent, SeatView, new_game
 
 BOOTSTRAP = 2000  # resamples of the games for the mean's interval
 CLOCKS = {"cpu": "CPU", "wall": "wall-clock"}
@@ -35,23 +35,29 @@ class Decision:
     choice: bool
 
 
-def timed_game(config: GameConfig, game_seed: int, seat: int, spec: str, against: str) -> list[Decision]:
-    """The decisions of ``spec`` at ``seat`` over one game, ``against`` at the other seats."""
-    state = new_game(config, game_seed)
-    bots = [make_bot(spec if s == seat else against, seat_seed(game_seed, s)) for s in range(config.offices)]
-    out: list[Decision] = []
-    while not state.is_terminal():
-        actor = state.current_player()
-        view: SeatView = state.view(actor)
-        if actor != seat:
-            state.apply(bots[actor].choose(view))
-            continue
+class _Stopwatch:
+    """Forwards ``choose`` to a bot, timing each decision (as the tournament's ``_Timed`` adds
+    them up, but one by one)."""
+
+    def __init__(self, bot: Agent) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.decisions: list[Decision] = []
+
+    def choose(self, view: SeatView) -> Intent:
         choice = len(view.legal_intents()) > 1
         cpu, wall = time.process_time(), time.perf_counter()
-        intent = bots[actor].choose(view)
-        out.append(Decision(time.process_time() - cpu, time.perf_counter() - wall, choice))
-        state.apply(intent)
-    return out
+        intent = self.bot.choose(view)
+        self.decisions.append(Decision(time.process_time() - cpu, time.perf_counter() - wall, choice))
+        return intent
+
+
+def timed_game(config: GameConfig, game_seed: int, seat: int, spec: str, against: str) -> list[Decision]:
+    """The decisions of ``spec`` at ``seat`` over one game, ``against`` at the other seats."""
+    timed = _Stopwatch(make_bot(spec, seat_seed(game_seed, seat)))
+    bots = [timed if s == seat else make_bot(against, seat_seed(game_seed, s)) for s in range(config.offices)]
+    play_game(new_game(config, game_seed), bots)
+    return timed.decisions
 
 
 def mean_interval(games: Sequence[Sequence[float]], seed: int = 0) -> tuple[float, float, float]:
