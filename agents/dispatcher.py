@@ -9,17 +9,13 @@ from typing import ClassVar
 
 from agents.common import Param, following_gap, losses_since, office_of, rollout
 from agents.passenger import PassengerBot
-from agents.planning import distances_from, distances_to, open_diagonals
 from sm_env.core import (
-    OFFICE_CELL,
     CardKind,
     Clearance,
     GameState,
     Intent,
     PlaceCard,
     SeatView,
-    Station,
-    move_graph,
     place,
 )
 
@@ -54,8 +50,9 @@ class DispatcherBot(PassengerBot):
 
     name: str = "dispatcher"
     # 2: the guard's rollouts count what the switching sets off, and not switching competes;
-    # 3: a first train of any make-up (as passenger@3)
-    version: str = "3"
+    # 3: a first train of any make-up (as passenger@3); 4: a plain (wheel-less) turnout the Office
+    # reaches counts as the start of a siding
+    version: str = "4"
     DEFAULTS: ClassVar[dict[str, Param]] = {
         **PassengerBot.DEFAULTS,
         "safety_distance": 2,
@@ -108,21 +105,12 @@ class DispatcherBot(PassengerBot):
             if board.catalogue.cards[intent.card].kind is not CardKind.TRACK:
                 return -1.0
             office = office_of(board, view.seat)
-            before = self.siding_value(board, board.stations[office])
+            before = self.siding_value(board, board.stations[office], self.p("w_siding"))
             trial = view.determinize(self.rng)
             place(trial, intent.card, intent.cell, intent.rotated, office)
-            gain = self.siding_value(board, trial.stations[office]) - before
+            gain = self.siding_value(board, trial.stations[office], self.p("w_siding")) - before
             return gain if gain > 0.05 else -1.0
         return super().play_value(view, board, intent)
-
-    def siding_value(self, board: GameState, station: Station) -> float:
-        """A reachable siding is worth ``w_siding``; an open diagonal end from the Running
-        Track (where a connector would make one) a third of it."""
-        if self.sidings(board, station):
-            return self.p("w_siding")
-        graph = move_graph(board.catalogue, station)
-        reach = set(distances_from(graph, OFFICE_CELL)) & set(distances_to(graph, OFFICE_CELL))
-        return self.p("w_siding") / 3 if open_diagonals(board.catalogue, station, reach) else 0.0
 
 
 __all__ = ["DispatcherBot"]

@@ -58,7 +58,9 @@ class FreightBot(StationSafety):
        industries unload what it loads or load what it unloads) times how well a train from
        the Office reaches its industry track and comes back (``planning.layout_value``: Moves
        there and back on the station's Move graph, four or fewer is best), plus the promise
-       of a free slot a facility would fit; freight Modifiers (``PlaceModifier``) next to its facilities.
+       of a free slot a facility would fit, plus ``w_siding`` for a siding the Office reaches
+       (track laid early, so that the guard of step 7 has somewhere to park a train);
+       freight Modifiers (``PlaceModifier``) next to its facilities.
     2. Stock: the Freight Agent puts a load on a facility's green box when an empty car of its
        type waits on the industry track (or is coming on a train), and clears a red box that
        blocks an unloading.
@@ -92,6 +94,9 @@ class FreightBot(StationSafety):
     - ``w_fstock`` (2.5), ``w_fclear`` (2.0): stocking a freight load an empty car waits for,
       clearing a red box an unloading waits for.
     - ``w_train`` (1.5), ``w_extra`` (2.5): trains carrying its car types, per expected visit.
+    - ``w_siding`` (2.0): a siding the Office reaches, where the guard can park a train when an
+      arrival would find the A/D tracks full; a third of it for an open diagonal end of track
+      the Office reaches (the first card of a siding).
     - ``up_base`` (3.0), ``up_step`` (1.0): office upgrades; ``passenger_weight`` (0.6): how much
       of the passenger game it plays; ``end_consist`` (0.5): an own Extra stops taking cars worth
       less than this.
@@ -99,8 +104,9 @@ class FreightBot(StationSafety):
 
     name: str = "freight"
     # 2: it guards its station; 3: a first train of any make-up; 4: facilities valued by the
-    # trains that carry their cars and the other offices' industries, loads carried toward unloading
-    version: str = "4"
+    # trains that carry their cars and the other offices' industries, loads carried toward unloading;
+    # 5: a siding to park a train on is part of the layout (``w_siding``)
+    version: str = "5"
     DEFAULTS: ClassVar[dict[str, Param]] = {
         "potential": 2.0,
         "w_layout": 1.0,
@@ -117,6 +123,7 @@ class FreightBot(StationSafety):
         "up_step": 1.0,
         "passenger_weight": 0.6,
         "end_consist": 0.5,
+        "w_siding": 2.0,
         **StationSafety.DEFAULTS,
     }
 
@@ -220,7 +227,11 @@ class FreightBot(StationSafety):
             tuple(sorted(values.items())),
         )
         value: float = self.memo(
-            key, lambda: layout_value(board.catalogue, station, values, potential, self.probe_card(board))
+            key,
+            lambda: (
+                layout_value(board.catalogue, station, values, potential, self.probe_card(board))
+                + self.siding_value(board, station, self.p("w_siding"))
+            ),
         )
         return value
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from agents.common import KEEP_PLANS, HeuristicBot, Param, losses_since, office_of, rollout
-from agents.planning import FAR, Plan, StationScorer, distances_from, distances_to
+from agents.planning import FAR, Plan, StationScorer, distances_from, distances_to, open_diagonals
 from sm_env.core import (
     OFFICE_CELL,
     ChooseSwitch,
@@ -29,6 +29,7 @@ from sm_env.core import (
     eta,
     move_graph,
     moves_for_switch,
+    reachable_cells,
 )
 
 
@@ -136,6 +137,17 @@ class StationSafety(HeuristicBot):
 
         found: frozenset[tuple[int, int]] = self.memo(("sidings", tuple(sorted(station.grid.items()))), find)
         return found
+
+    def siding_value(self, board: GameState, station: Station, weight: float) -> float:
+        """A reachable siding (a place to park a train off the A/D track) is worth ``weight``;
+        an open diagonal end of track a train reaches from the Office (where a connector
+        would make one) a third of it."""
+        if not weight:
+            return 0.0
+        if self.sidings(board, station):
+            return weight
+        reach = reachable_cells(board.catalogue, station)
+        return weight / 3 if open_diagonals(board.catalogue, station, reach) else 0.0
 
     def danger_scorer(self, board: GameState, seat: int) -> StationScorer:
         station = board.stations[office_of(board, seat)]

@@ -11,6 +11,8 @@ from conftest import (
     CAT,
     ENGINE,
     OFFICE_CELL,
+    cid,
+    draw_card,
     give_card,
     hide_differently,
     lay_by_hand,
@@ -24,6 +26,7 @@ from conftest import (
     put_train_on_line,
     put_tray_in_station,
     schedule_by_hand,
+    set_hand,
     set_office,
     take_cars,
 )
@@ -53,6 +56,7 @@ from sm_env.core.intents import (
     Intent,
     MoveTray,
     Pass,
+    PlaceCard,
     RedFlag,
 )
 from sm_env.core.phases import Phase
@@ -488,6 +492,45 @@ def test_heuristic_bots_clear_their_full_office_before_an_arrival(cls: type[Heur
     assert not [e for e in state.events if e.kind == "collision"]
     trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
     assert trains["train-2"] == OFFICE_CELL and (1, 0) in trains.values()
+
+
+def test_a_plain_turnout_the_office_reaches_is_a_siding_begun() -> None:
+    """``siding_value``: nothing on a bare Running Track; a third for a turnout a train passes
+    through from the Office (a plain one has no wheel, yet its diagonal end is where a
+    siding starts); all of it once the siding is laid (a parked train clears an A/D track
+    before an arrival, R8.2.3)."""
+    state = new_state(3, 8)
+    office = state.office_of_seat[0]
+    station, bot = state.stations[office], FreightBot(1)
+    assert bot.siding_value(state, station, 3.0) == 0.0
+    lay_by_hand(state, office, (0, -1), "turnout-right-plain")
+    assert bot.siding_value(state, station, 3.0) == 1.0
+    lay_by_hand(state, office, (1, 0), "junction")
+    assert bot.siding_value(state, station, 3.0) == 3.0
+    assert bot.siding_value(state, station, 0.0) == 0.0
+
+
+def test_freight_bot_lays_a_turnout_toward_a_siding_before_any_facility() -> None:
+    """freight@5 lays a plain turnout on its bare Running Track (the first card of a siding,
+    ``w_siding``); without that weight (freight@4's layout) the turnout adds nothing and it
+    keeps it."""
+
+    def card_play_with_turnouts() -> tuple[GameState, int]:
+        state = new_state(3, 8)
+        assert state.phase is Phase.LOCAL_OPS
+        seat = state.current_player()
+        set_hand(state, seat, [cid("turnout-right-plain")])
+        draw_card(state, cid("turnout-left-plain"))
+        return state, seat
+
+    state, seat = card_play_with_turnouts()
+    intent = make_bot("freight", 1).choose(state.view(seat))
+    assert isinstance(intent, PlaceCard) and CAT.cards[intent.card].kind is CardKind.TRACK
+    state.apply(intent)
+    assert FreightBot(1).siding_value(state, state.stations[state.office_of_seat[seat]], 3.0) == 1.0
+
+    state, seat = card_play_with_turnouts()
+    assert not isinstance(make_bot("freight:w_siding=0", 1).choose(state.view(seat)), PlaceCard)
 
 
 def test_a_plan_made_for_one_seat_is_never_replayed_for_another() -> None:

@@ -208,7 +208,7 @@ def test_demo_seats_the_heuristic_bots_and_says_how_revenue_was_earned(
     code, out, _ = run(capsys, "demo", "--seed", "1", "--json")
     assert code == 0
     summary = json.loads(out)
-    assert [label.split("(")[0] for label in summary["bots"]] == ["passenger@3", "freight@4", "dispatcher@3"]
+    assert [label.split("(")[0] for label in summary["bots"]] == ["passenger@3", "freight@5", "dispatcher@4"]
     kinds = summary["revenue_by_kind"]
     assert set(kinds[0]) == {"boarded", "detrained", "loaded", "unloaded", "collisions"}
     assert sum(k["revenue"] for seat in kinds for k in seat.values()) == sum(summary["revenue"])

@@ -12,7 +12,7 @@ from experiments.cli import main
 from sm_env.core import STAGES_PER_DAY, GameConfig
 
 THREE_FREIGHT = GameConfig(offices=3, days=2)
-WHOLE_CHAIN_SEED = 500024  # three freight bots: a load made, carried to another office, unloaded
+WHOLE_CHAIN_SEED = 500004  # three freight bots: a load made, carried to another office, unloaded
 
 
 def test_a_game_with_the_whole_chain_counts_every_link_once_it_happens() -> None:

@@ -326,11 +326,15 @@ def move_graph(catalogue: Catalogue, station: Station) -> dict[Cell, set[Cell]]:
 
 
 def reachable(state: GameState, office: int) -> set[Cell]:
+    """Cells a train on the Office card of ``office`` can reach by Moves: ``reachable_cells``."""
+    return reachable_cells(state.catalogue, state.stations[office])
+
+
+def reachable_cells(catalogue: Catalogue, station: Station) -> set[Cell]:
     """Cells a train on the Office card can reach by Moves (D-grid.4, D-grid.5): a route
     enters a card by one end and leaves by an end on its other side; a new Move may start,
     either way, from any wheel card reached (the Office and Limits cards among them)."""
-    geo = geometry_for(state.catalogue)
-    station = state.stations[office]
+    geo = geometry_for(catalogue)
     survey = survey_of(geo, station)
     cells = {OFFICE_CELL}
     starts = [OFFICE_CELL]
