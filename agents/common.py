@@ -545,6 +545,15 @@ class HeuristicBot:
         once it is done (or the station no longer matches it) instead of planning on."""
         self._plans[seat] = (board.stages_played, list(zip(plan.keys, plan.moves, strict=True)), final)
 
+    def remembered_plan(
+        self, board: GameState, seat: int
+    ) -> tuple[list[tuple[tuple[object, ...], MoveTray]], bool]:
+        """The switching steps (station key, Move) the bot remembered for ``seat`` in this
+        Stage, and whether it ends the turn after them: what ``switching`` will play if the
+        turn comes."""
+        stage, steps, final = self._plans.get(seat, (-1, [], False))
+        return (list(steps), final) if stage == board.stages_played else ([], False)
+
     def switch_option(
         self, view: SeatView, board: GameState, legal: list[Intent]
     ) -> tuple[float, Intent] | None:

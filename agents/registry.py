@@ -177,7 +177,9 @@ def _level_factory(level: Level) -> Callable[[int], Agent]:
 
 
 for _level in LEVELS:
-    register(BotSpec(_level.name, 1, f"level {_level.name}: {_level.summary}", _level_factory(_level)))
+    register(
+        BotSpec(_level.name, _level.version, f"level {_level.name}: {_level.summary}", _level_factory(_level))
+    )
 
 
 def split_bot_list(text: str) -> list[str]:

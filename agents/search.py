@@ -8,9 +8,10 @@ At each decision with more than one legal intent, the bot
 2. deals the hidden cards at random (``view.determinize`` from its own seeded ``Rng``): one
    determinization per round, shared by every candidate of the round (common random numbers:
    the same hidden cards, the same dice stream and the same rollout bots' seeds);
-3. on a clone of the round's determinization applies each candidate and lets the ``passenger``
-   bot play every seat (each on its own ``sim.view(seat)``) for ``horizon`` Stage ends, or to
-   the end of the game;
+3. on a clone of the round's determinization applies each candidate (and, in the switching
+   turn a candidate starts or goes on with, the prior's remembered plan for it:
+   ``follow_plan``) and lets the ``passenger`` bot play every seat (each on its own
+   ``sim.view(seat)``) for ``horizon`` Stage ends, or to the end of the game;
 4. scores the candidate: the seat's revenue change less ``rival`` times the best opponent's
    (co-op: the team's total change), plus, when the rollout stopped before the game's end,
    ``w_progress`` per Laborer step spent on loads still underway at the seat's office and
@@ -37,14 +38,17 @@ from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread
 from agents.passenger import PassengerBot
+from agents.planning import station_key
 from agents.policy import PolicyBot, load_policy
 from sm_env.core import (
     MAX_OFFICES,
     Discard,
+    EndSwitching,
     EndTurn,
     GameState,
     Intent,
     Mode,
+    MoveTray,
     Phase,
     PlaceCard,
     PlaceModifier,
@@ -86,6 +90,24 @@ def play_until(sim: GameState, stop: int, bots: Sequence[Agent]) -> None:
             actor = sim.current_player()
             intent = bots[actor].choose(sim.view(actor))
         sim.apply(intent, validate=False)
+
+
+def follow_plan(
+    sim: GameState, seat: int, steps: Sequence[tuple[tuple[object, ...], MoveTray]], final: bool
+) -> None:
+    """Play a prior's remembered switching ``steps`` in the seat's switching turn of ``sim``
+    while the station matches them, as the prior would (``HeuristicBot.switching``), and end
+    the turn after them, or where they stop matching, when the plan is ``final``. Left to
+    the rollout bots, the turn would be planned with their own goals, and a guard's parking
+    of a train before an arrival would be lost."""
+    for key, move in steps:
+        if sim.phase is not Phase.SWITCHING or sim.current_player() != seat:
+            return
+        if station_key(sim, seat) != key or move not in sim.legal_intents():
+            break
+        sim.apply(move, validate=False)
+    if final and sim.phase is Phase.SWITCHING and sim.current_player() == seat:
+        sim.apply(EndSwitching(seat), validate=False)
 
 
 # the heuristics a search may ask for its candidates (``prior``)
@@ -147,8 +169,9 @@ class SearchBot:
     """
 
     name: str = "search"
-    # 2: the prospects potential at the cut-off; 3: passenger@2, guarding its station; 4: passenger@3
-    version: str = "4"
+    # 2: the prospects potential at the cut-off; 3: passenger@2, guarding its station; 4: passenger@3;
+    # 5: a rollout plays the prior's switching plan for the turn a candidate starts
+    version: str = "5"
     DEFAULTS: ClassVar[dict[str, int | float | str]] = {
         "prior": "passenger",
         "rollouts": 16,
@@ -232,6 +255,7 @@ class SearchBot:
     def _search(self, view: SeatView, legal: list[Intent]) -> Intent:
         start = time.perf_counter()
         candidates = self.candidates(view, legal)
+        steps, final = self.prior.remembered_plan(view.board, view.seat)
         heuristic = candidates[0]
         if len(candidates) == 1:
             self.reason = f"the heuristic's choice ({self.prior.reason})"
@@ -254,6 +278,8 @@ class SearchBot:
             for intent in candidates:
                 sim = deal.clone()
                 sim.apply(intent, validate=False)
+                if steps or final:
+                    follow_plan(sim, seat, steps, final)
                 scores.append(self.play_out(sim, seat, stop, policy_seed) - base)
             differ = differ or any(v != scores[0] for v in scores)
             totals = [t + v for t, v in zip(totals, scores, strict=True)]

@@ -43,6 +43,7 @@ from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
 from agents.planning import StationScorer, distances_from, distances_to, plan_switching
+from agents.search import follow_plan, play_passengers
 from sm_env.core import eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.catalogue import CardKind
@@ -492,6 +493,35 @@ def test_heuristic_bots_clear_their_full_office_before_an_arrival(cls: type[Heur
     assert not [e for e in state.events if e.kind == "collision"]
     trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
     assert trains["train-2"] == OFFICE_CELL and (1, 0) in trains.values()
+
+
+def test_search_rollouts_play_the_priors_parking_plan() -> None:
+    """R8.2.3: the freight bot's guard chooses to switch and remembers a plan that parks a
+    train on the siding; a search rollout from that choice plays the same plan
+    (``follow_plan``), so nobody collides in it, where the rollout's passenger bot, left to
+    plan the turn with its own goals, lets No. 2 strike the full Office. The search bot with
+    that prior then plays the Stage without a collision."""
+    state, office = full_office_state()
+    prior = FreightBot(2)
+    assert prior.choose(state.view(0)) == ChooseSwitch(0)
+    steps, final = prior.remembered_plan(state, 0)
+    assert steps and final
+
+    followed = state.clone()
+    followed.apply(ChooseSwitch(0))
+    follow_plan(followed, 0, steps, final)
+    assert followed.phase is not Phase.SWITCHING or followed.current_player() != 0
+    assert (1, 0) in {t.cell for t in followed.trays if t.office == office}
+    play_passengers(followed, followed.stages_played + 1, 5, {})
+    assert followed.revenue()[0] == 0
+
+    unfollowed = state.clone()
+    unfollowed.apply(ChooseSwitch(0))
+    play_passengers(unfollowed, unfollowed.stages_played + 1, 5, {})
+    assert unfollowed.revenue()[0] == -5
+
+    play_stage(state, make_bot("search:prior=freight", 2), 0)
+    assert state.revenue()[0] == 0
 
 
 def test_a_plain_turnout_the_office_reaches_is_a_siding_begun() -> None:
