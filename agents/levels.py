@@ -30,7 +30,8 @@ class Level:
 
 
 # weakest first; docs/agents.md ("Difficulty levels") measures each against the next.
-# hard and expert are version 2 since they play freight@5 (a siding laid before the danger)
+# hard and expert are version 2 since they play freight@5 (a siding laid before the danger) and,
+# for expert, search@5 (its rollouts follow the prior's switching plan)
 LEVELS: tuple[Level, ...] = (
     Level("easy", "passenger", 0.3, "the passenger bot, but 3 decisions in 10 are a random legal choice"),
     Level("medium", "passenger", 0.0, "the passenger bot: stocks coaches, boards, detrains"),
