@@ -255,13 +255,13 @@ class SearchBot:
     def _search(self, view: SeatView, legal: list[Intent]) -> Intent:
         start = time.perf_counter()
         candidates = self.candidates(view, legal)
-        steps, final = self.prior.remembered_plan(view.board, view.seat)
         heuristic = candidates[0]
         if len(candidates) == 1:
             self.reason = f"the heuristic's choice ({self.prior.reason})"
             return heuristic
         board = view.board
         seat = view.seat
+        steps, final = self.prior.remembered_plan(board, seat)  # the plan candidates() left it
         stop = board.stages_played + self.horizon if self.horizon else 1 << 30
         totals = [0.0] * len(candidates)
         rounds = 0
