@@ -39,6 +39,8 @@ class BotSpec:
     """One registered bot. ``factory(seed, **params)`` makes it; ``params`` holds the defaults.
 
     Raise ``version`` whenever the bot's play changes, so old results are not mixed with new.
+    ``bot_params`` are parameters that name another registered bot (a search's ``prior``):
+    labels give that bot's version with its name, since its play is part of this one's.
     """
 
     name: str
@@ -46,6 +48,7 @@ class BotSpec:
     summary: str
     factory: Callable[..., Agent]
     params: Mapping[str, ParamValue] = field(default_factory=dict, hash=False)
+    bot_params: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -97,6 +100,7 @@ register(
         "determinized rollouts of its top candidates, the passenger bot playing on",
         SearchBot,
         dict(SearchBot.DEFAULTS),
+        bot_params=("prior",),
     )
 )
 register(
@@ -146,17 +150,25 @@ def _parse_value(bot: str, key: str, text: str, default: ParamValue) -> ParamVal
 
 
 def bot_label(text: str) -> str:
-    """The canonical name of spec text: ``name@version`` and every effective parameter."""
+    """The canonical name of spec text: ``name@version`` and every effective parameter (a bot
+    named by one of ``bot_params`` with its version: ``search@5(prior=freight@5,...)``)."""
     spec, params = parse_bot(text)
-    args = ",".join(f"{key}={value}" for key, value in params.items())
-    return f"{spec.name}@{spec.version}" + (f"({args})" if args else "")
+    return _labelled(spec, params, params)
 
 
 def bot_name(text: str) -> str:
     """A short name of spec text for tables and plots: ``name@version`` and only the
     parameters that differ from the defaults (``bot_label`` gives them all)."""
     spec, params = parse_bot(text)
-    args = ",".join(f"{key}={value}" for key, value in params.items() if value != spec.params[key])
+    return _labelled(spec, params, {key: v for key, v in params.items() if v != spec.params[key]})
+
+
+def _labelled(spec: BotSpec, params: Mapping[str, ParamValue], shown: Mapping[str, ParamValue]) -> str:
+    def value(key: str) -> str:
+        named = REGISTRY.get(str(params[key])) if key in spec.bot_params else None
+        return f"{named.name}@{named.version}" if named else str(params[key])
+
+    args = ",".join(f"{key}={value(key)}" for key in shown)
     return f"{spec.name}@{spec.version}" + (f"({args})" if args else "")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import pickle
@@ -19,6 +20,7 @@ from agents import (
     BotSpecError,
     RandomAgent,
     bot_label,
+    bot_name,
     make_bot,
     parse_bot,
     play_game,
@@ -153,6 +155,23 @@ def test_registry_makes_bots_from_spec_text(first_bot: None) -> None:
     assert isinstance(lazy, FirstAgent) and lazy.eager is False
     assert bot_label("first") == "first@1(eager=True)"
     assert bot_label("first:eager=0") == "first@1(eager=False)"
+
+
+def test_a_label_gives_the_version_of_a_bot_a_parameter_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search's play is its prior's too: a new version of the prior must not resume, or be
+    mixed with, the results of the old one under the same label."""
+    freight = REGISTRY["freight"]
+    label = bot_label("search:prior=freight")
+    assert f"(prior=freight@{freight.version}," in label
+    assert bot_name("search:prior=freight,rollouts=32") == (
+        f"search@{REGISTRY['search'].version}(prior=freight@{freight.version},rollouts=32)"
+    )
+    monkeypatch.setitem(REGISTRY, "freight", dataclasses.replace(freight, version=freight.version + 1))
+    assert bot_label("search:prior=freight") != label
+    assert (
+        "prior=passenger@" in bot_label("search")
+        and bot_name("search") == f"search@{REGISTRY['search'].version}"
+    )
 
 
 def test_parameter_values_take_the_default_type(monkeypatch: pytest.MonkeyPatch) -> None:
