@@ -42,6 +42,7 @@ from agents.planning import station_key
 from agents.policy import PolicyBot, load_policy
 from sm_env.core import (
     MAX_OFFICES,
+    CardKind,
     Discard,
     EndSwitching,
     EndTurn,
@@ -147,6 +148,11 @@ class SearchBot:
       rollout is cut off: the ``prospects`` potential of ``sm_env.shaping`` (docs/signals.md),
       read from the public board only. It tells apart candidates that earn nothing within the
       horizon but leave a coach boarded, a load spotted or a car on the Running Track.
+    - ``keep_industry`` (False): when the prior's choice is to lay an industry (a facility
+      card), it stands without rollouts. An industry earns through loads that take more Stages
+      than the horizon, and the cut-off score values no industry without a load or an empty
+      car at it, so the rollouts judge laying one only by their noise and by what the card
+      would do elsewhere.
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
@@ -182,6 +188,7 @@ class SearchBot:
         "margin": 0.1,
         "w_progress": 0.2,
         "w_prospects": 1.0,
+        "keep_industry": False,
         "patience": 2,
         "net": "",
         "w_net": 0.15,
@@ -219,6 +226,7 @@ class SearchBot:
         self.margin = float(merged["margin"])
         self.w_progress = float(merged["w_progress"])
         self.w_prospects = float(merged["w_prospects"])
+        self.keep_industry = bool(merged["keep_industry"])
         self.patience = int(merged["patience"])
         self.w_net = float(merged["w_net"])
         self.evaluator: NetEvaluator | None = None
@@ -256,10 +264,10 @@ class SearchBot:
         start = time.perf_counter()
         candidates = self.candidates(view, legal)
         heuristic = candidates[0]
-        if len(candidates) == 1:
+        board = view.board
+        if len(candidates) == 1 or (self.keep_industry and self.lays_industry(board, heuristic)):
             self.reason = f"the heuristic's choice ({self.prior.reason})"
             return heuristic
-        board = view.board
         seat = view.seat
         steps, final = self.prior.remembered_plan(board, seat)  # the plan candidates() left it
         stop = board.stages_played + self.horizon if self.horizon else 1 << 30
@@ -321,6 +329,10 @@ class SearchBot:
         )
         k = min(self.top_k, self.rollouts)
         return [choice, *(legal[i] for i in order)][:k]
+
+    @staticmethod
+    def lays_industry(board: GameState, intent: Intent) -> bool:
+        return isinstance(intent, PlaceCard) and board.catalogue.cards[intent.card].kind is CardKind.FACILITY
 
     # ------------------------------------------------------------------ rollouts
 

@@ -144,9 +144,11 @@ def test_search_bot_from_the_registry() -> None:
     BotSpecError."""
     spec = REGISTRY["search"]
     assert spec.version >= 1 and spec.summary
-    numbers = {k: v for k, v in spec.params.items() if k not in ("prior", "net", "rollout", "rollout_seats")}
+    words = ("prior", "net", "rollout", "rollout_seats", "keep_industry")
+    numbers = {k: v for k, v in spec.params.items() if k not in words}
     assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values())
     assert spec.params["prior"] == "passenger" and spec.params["net"] == spec.params["rollout"] == ""
+    assert spec.params["keep_industry"] is False and search_bot("search:keep_industry=yes", 1).keep_industry
     bot = search_bot("search:rollouts=4", 1)
     assert bot.rollouts == 4 and bot.params["horizon"] == spec.params["horizon"]
     assert search_bot("search", 1).rollouts == spec.params["rollouts"]
@@ -305,3 +307,32 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {0, 1, 2}, "passenger": set()}
     else:
         assert moves == {"policy": {searcher}, "passenger": {0, 2}}
+
+
+def before_an_industry(seed: int) -> tuple[GameState, int]:
+    """A game of freight bots at the first decision where one of them lays an industry (its
+    prior's twin, of the same seed as a search's prior, would lay it too)."""
+    state = new_state(3, seed, days=1)
+    bots = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
+    while not state.is_terminal():
+        seat = state.current_player()
+        view = state.view(seat)
+        twin = make_bot("freight", Rng(5).next_u32())
+        if SearchBot.lays_industry(state, twin.choose(view)) and len(view.legal_intents()) > 1:
+            return state, seat
+        state.apply(bots[seat].choose(view))
+    raise AssertionError(f"no freight bot lays an industry in game {seed}")
+
+
+def test_keep_industry_lays_the_priors_industry_without_rollouts() -> None:
+    """``keep_industry``: the freight prior's choice to lay an industry stands unsearched (the
+    rollouts' horizon and cut-off score do not see what an industry earns); without it the
+    same decision is searched."""
+    state, seat = before_an_industry(3)
+    view = state.view(seat)
+    prior_choice = make_bot("freight", Rng(5).next_u32()).choose(view)
+    kept = search_bot("search:prior=freight,keep_industry=1,rollouts=8,horizon=1", 5)
+    assert kept.choose(view) == prior_choice and kept.last_rollouts == 0
+    searched = search_bot("search:prior=freight,rollouts=8,horizon=1", 5)
+    searched.choose(view)
+    assert searched.last_rollouts > 0
