@@ -151,8 +151,8 @@ class SearchBot:
     - ``keep_industry`` (False): when the prior's choice is to lay an industry (a facility
       card), it stands without rollouts. An industry earns through loads that take more Stages
       than the horizon, and the cut-off score values no industry without a load or an empty
-      car at it, so the rollouts judge laying one only by their noise and by what the card
-      would do elsewhere.
+      car at it: the rollouts cannot see what laying one is worth, and an option that changes
+      something small they do see (a card kept, a turn ended) beats it.
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
