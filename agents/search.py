@@ -265,8 +265,11 @@ class SearchBot:
         candidates = self.candidates(view, legal)
         heuristic = candidates[0]
         board = view.board
-        if len(candidates) == 1 or (self.keep_industry and self.lays_industry(board, heuristic)):
+        if len(candidates) == 1:
             self.reason = f"the heuristic's choice ({self.prior.reason})"
+            return heuristic
+        if self.keep_industry and self.lays_industry(board, heuristic):
+            self.reason = f"the heuristic's industry, kept unsearched ({self.prior.reason})"
             return heuristic
         seat = view.seat
         steps, final = self.prior.remembered_plan(board, seat)  # the plan candidates() left it

@@ -310,8 +310,8 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
 
 
 def before_an_industry(seed: int) -> tuple[GameState, int]:
-    """A game of freight bots at the first decision where one of them lays an industry (its
-    prior's twin, of the same seed as a search's prior, would lay it too)."""
+    """A game of freight bots at the first decision where a freight bot seeded as the prior of
+    ``search_bot(..., 5)`` would lay an industry, and the seat deciding."""
     state = new_state(3, seed, days=1)
     bots = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
     while not state.is_terminal():
@@ -333,6 +333,7 @@ def test_keep_industry_lays_the_priors_industry_without_rollouts() -> None:
     prior_choice = make_bot("freight", Rng(5).next_u32()).choose(view)
     kept = search_bot("search:prior=freight,keep_industry=1,rollouts=8,horizon=1", 5)
     assert kept.choose(view) == prior_choice and kept.last_rollouts == 0
+    assert kept.reason is not None and "industry, kept unsearched" in kept.reason
     searched = search_bot("search:prior=freight,rollouts=8,horizon=1", 5)
     searched.choose(view)
     assert searched.last_rollouts > 0
