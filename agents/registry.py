@@ -9,7 +9,7 @@ results record, with the version and every effective parameter: ``passenger@1(co
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -153,17 +153,17 @@ def bot_label(text: str) -> str:
     """The canonical name of spec text: ``name@version`` and every effective parameter (a bot
     named by one of ``bot_params`` with its version: ``search@5(prior=freight@5,...)``)."""
     spec, params = parse_bot(text)
-    return _labelled(spec, params, params)
+    return _labelled(spec, params, params.keys())
 
 
 def bot_name(text: str) -> str:
     """A short name of spec text for tables and plots: ``name@version`` and only the
     parameters that differ from the defaults (``bot_label`` gives them all)."""
     spec, params = parse_bot(text)
-    return _labelled(spec, params, {key: v for key, v in params.items() if v != spec.params[key]})
+    return _labelled(spec, params, [key for key, v in params.items() if v != spec.params[key]])
 
 
-def _labelled(spec: BotSpec, params: Mapping[str, ParamValue], shown: Mapping[str, ParamValue]) -> str:
+def _labelled(spec: BotSpec, params: Mapping[str, ParamValue], shown: Iterable[str]) -> str:
     def value(key: str) -> str:
         named = REGISTRY.get(str(params[key])) if key in spec.bot_params else None
         return f"{named.name}@{named.version}" if named else str(params[key])

@@ -314,11 +314,14 @@ def before_an_industry(seed: int) -> tuple[GameState, int]:
     ``search_bot(..., 5)`` would lay an industry, and the seat deciding."""
     state = new_state(3, seed, days=1)
     bots = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
+    prior_seed = Rng(5).next_u32()
     while not state.is_terminal():
         seat = state.current_player()
         view = state.view(seat)
-        twin = make_bot("freight", Rng(5).next_u32())
-        if SearchBot.lays_industry(state, twin.choose(view)) and len(view.legal_intents()) > 1:
+        # a fresh twin each time, as a fresh search asks a fresh prior (no remembered plans)
+        if len(view.legal_intents()) > 1 and SearchBot.lays_industry(
+            state, make_bot("freight", prior_seed).choose(view)
+        ):
             return state, seat
         state.apply(bots[seat].choose(view))
     raise AssertionError(f"no freight bot lays an industry in game {seed}")
