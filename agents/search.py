@@ -112,6 +112,9 @@ def follow_plan(
 
 
 # the heuristics a search may ask for its candidates (``prior``)
+# what ``keep`` may name: "" (nothing kept), an industry, or any card laid on the station
+KEEPS = ("", "industry", "layout")
+
 PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot, FreightBot, DispatcherBot)}
 
 
@@ -148,11 +151,14 @@ class SearchBot:
       rollout is cut off: the ``prospects`` potential of ``sm_env.shaping`` (docs/signals.md),
       read from the public board only. It tells apart candidates that earn nothing within the
       horizon but leave a coach boarded, a load spotted or a car on the Running Track.
-    - ``keep_industry`` (False): when the prior's choice is to lay an industry (a facility
-      card), it stands without rollouts. An industry earns through loads that take more Stages
-      than the horizon, and the cut-off score values no industry without a load or an empty
-      car at it: the rollouts cannot see what laying one is worth, and an option that changes
-      something small they do see (a card kept, a turn ended) beats it.
+    - ``keep`` (""): which of the prior's choices stand without rollouts. ``industry``: its
+      choice to lay an industry (a facility card). An industry earns through loads that take
+      more Stages than the horizon, and the cut-off score values no industry without a load or
+      an empty car at it: the rollouts cannot see what laying one is worth, and an option that
+      changes something small they do see (a card kept, a turn ended) beats it. ``layout``:
+      its choice to lay any card on the station (track, an industry or a modifier), for the
+      same reason: a turnout or a modifier pays through the industries it serves. Empty:
+      every choice is searched.
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
@@ -188,7 +194,7 @@ class SearchBot:
         "margin": 0.1,
         "w_progress": 0.2,
         "w_prospects": 1.0,
-        "keep_industry": False,
+        "keep": "",
         "patience": 2,
         "net": "",
         "w_net": 0.15,
@@ -211,6 +217,8 @@ class SearchBot:
             raise ValueError("rollouts and top_k must be at least 1")
         if merged["prior"] not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
+        if merged["keep"] not in KEEPS:
+            raise ValueError(f"keep must be one of {', '.join(map(repr, KEEPS))}, got {merged['keep']!r}")
         if merged["rollout_seats"] not in ("all", "own"):
             raise ValueError(f"rollout_seats must be all or own, got {merged['rollout_seats']!r}")
         if merged["horizon"] < 0 or merged["seconds"] < 0 or merged["patience"] < 0:
@@ -226,7 +234,7 @@ class SearchBot:
         self.margin = float(merged["margin"])
         self.w_progress = float(merged["w_progress"])
         self.w_prospects = float(merged["w_prospects"])
-        self.keep_industry = bool(merged["keep_industry"])
+        self.keep = str(merged["keep"])
         self.patience = int(merged["patience"])
         self.w_net = float(merged["w_net"])
         self.evaluator: NetEvaluator | None = None
@@ -268,8 +276,8 @@ class SearchBot:
         if len(candidates) == 1:
             self.reason = f"the heuristic's choice ({self.prior.reason})"
             return heuristic
-        if self.keep_industry and self.lays_industry(board, heuristic):
-            self.reason = f"the heuristic's industry, kept unsearched ({self.prior.reason})"
+        if self.keep and self.lays(board, heuristic, self.keep):
+            self.reason = f"the heuristic's {self.keep}, kept unsearched ({self.prior.reason})"
             return heuristic
         seat = view.seat
         steps, final = self.prior.remembered_plan(board, seat)  # the plan candidates() left it
@@ -334,7 +342,10 @@ class SearchBot:
         return [choice, *(legal[i] for i in order)][:k]
 
     @staticmethod
-    def lays_industry(board: GameState, intent: Intent) -> bool:
+    def lays(board: GameState, intent: Intent, what: str) -> bool:
+        """Does ``intent`` lay a card on the station of the kind ``keep`` names?"""
+        if what == "layout":
+            return isinstance(intent, PlaceCard | PlaceModifier)
         return isinstance(intent, PlaceCard) and board.catalogue.cards[intent.card].kind is CardKind.FACILITY
 
     # ------------------------------------------------------------------ rollouts

@@ -144,11 +144,11 @@ def test_search_bot_from_the_registry() -> None:
     BotSpecError."""
     spec = REGISTRY["search"]
     assert spec.version >= 1 and spec.summary
-    words = ("prior", "net", "rollout", "rollout_seats", "keep_industry")
+    words = ("prior", "net", "rollout", "rollout_seats", "keep")
     numbers = {k: v for k, v in spec.params.items() if k not in words}
     assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values())
     assert spec.params["prior"] == "passenger" and spec.params["net"] == spec.params["rollout"] == ""
-    assert spec.params["keep_industry"] is False and search_bot("search:keep_industry=yes", 1).keep_industry
+    assert spec.params["keep"] == "" and search_bot("search:keep=layout", 1).keep == "layout"
     bot = search_bot("search:rollouts=4", 1)
     assert bot.rollouts == 4 and bot.params["horizon"] == spec.params["horizon"]
     assert search_bot("search", 1).rollouts == spec.params["rollouts"]
@@ -160,6 +160,7 @@ def test_search_bot_from_the_registry() -> None:
         "search:top_k=1.5",
         "search:prior=random",
         "search:rollout_seats=some",
+        "search:keep=track",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
@@ -309,9 +310,9 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {searcher}, "passenger": {0, 2}}
 
 
-def before_an_industry(seed: int) -> tuple[GameState, int]:
+def before_laying(seed: int, what: str) -> tuple[GameState, int]:
     """A game of freight bots at the first decision where a freight bot seeded as the prior of
-    ``search_bot(..., 5)`` would lay an industry, and the seat deciding."""
+    ``search_bot(..., 5)`` would lay a card ``keep=what`` keeps, and the seat deciding."""
     state = new_state(3, seed, days=1)
     bots = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
     prior_seed = Rng(5).next_u32()
@@ -319,24 +320,34 @@ def before_an_industry(seed: int) -> tuple[GameState, int]:
         seat = state.current_player()
         view = state.view(seat)
         # a fresh twin each time, as a fresh search asks a fresh prior (no remembered plans)
-        if len(view.legal_intents()) > 1 and SearchBot.lays_industry(
-            state, make_bot("freight", prior_seed).choose(view)
+        if len(view.legal_intents()) > 1 and SearchBot.lays(
+            state, make_bot("freight", prior_seed).choose(view), what
         ):
             return state, seat
         state.apply(bots[seat].choose(view))
-    raise AssertionError(f"no freight bot lays an industry in game {seed}")
+    raise AssertionError(f"no freight bot lays a card of {what} in game {seed}")
 
 
-def test_keep_industry_lays_the_priors_industry_without_rollouts() -> None:
-    """``keep_industry``: the freight prior's choice to lay an industry stands unsearched (the
-    rollouts' horizon and cut-off score do not see what an industry earns); without it the
-    same decision is searched."""
-    state, seat = before_an_industry(3)
+@pytest.mark.parametrize("keep", ["industry", "layout"])
+def test_keep_lays_the_priors_card_without_rollouts(keep: str) -> None:
+    """``keep``: the freight prior's choice to lay an industry (``industry``) or any card on
+    the station (``layout``) stands unsearched (the rollouts' horizon and cut-off score do not
+    see what it earns); without it the same decision is searched."""
+    state, seat = before_laying(3, keep)
     view = state.view(seat)
     prior_choice = make_bot("freight", Rng(5).next_u32()).choose(view)
-    kept = search_bot("search:prior=freight,keep_industry=1,rollouts=8,horizon=1", 5)
+    kept = search_bot(f"search:prior=freight,keep={keep},rollouts=8,horizon=1", 5)
     assert kept.choose(view) == prior_choice and kept.last_rollouts == 0
-    assert kept.reason is not None and "industry, kept unsearched" in kept.reason
+    assert kept.reason is not None and f"{keep}, kept unsearched" in kept.reason
     searched = search_bot("search:prior=freight,rollouts=8,horizon=1", 5)
     searched.choose(view)
     assert searched.last_rollouts > 0
+
+
+def test_keep_layout_keeps_more_than_industries() -> None:
+    """A card of track is laid by ``layout``, not by ``industry``."""
+    state, seat = before_laying(3, "layout")
+    view = state.view(seat)
+    prior_choice = make_bot("freight", Rng(5).next_u32()).choose(view)
+    assert SearchBot.lays(state, prior_choice, "layout")
+    assert not SearchBot.lays(state, prior_choice, "industry")
