@@ -112,10 +112,10 @@ def follow_plan(
 
 
 # the heuristics a search may ask for its candidates (``prior``)
+PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot, FreightBot, DispatcherBot)}
+
 # what ``keep`` may name: "" (nothing kept), an industry, or any card laid on the station
 KEEPS = ("", "industry", "layout")
-
-PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot, FreightBot, DispatcherBot)}
 
 
 class SearchBot:

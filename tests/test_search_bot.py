@@ -11,7 +11,8 @@ from agents.net import NetFileError
 from agents.passenger import PassengerBot
 from agents.policy import PolicyBot, PolicyFileError
 from agents.search import SearchBot
-from sm_env.core.intents import Intent
+from sm_env.core.catalogue import CardKind
+from sm_env.core.intents import Intent, PlaceCard
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, SeatView
 
@@ -345,9 +346,10 @@ def test_keep_lays_the_priors_card_without_rollouts(keep: str) -> None:
 
 
 def test_keep_layout_keeps_more_than_industries() -> None:
-    """A card of track is laid by ``layout``, not by ``industry``."""
+    """A card of track is kept by ``layout``, not by ``industry``."""
     state, seat = before_laying(3, "layout")
-    view = state.view(seat)
-    prior_choice = make_bot("freight", Rng(5).next_u32()).choose(view)
+    prior_choice = make_bot("freight", Rng(5).next_u32()).choose(state.view(seat))
+    assert isinstance(prior_choice, PlaceCard)
+    assert state.catalogue.cards[prior_choice.card].kind is CardKind.TRACK
     assert SearchBot.lays(state, prior_choice, "layout")
     assert not SearchBot.lays(state, prior_choice, "industry")
