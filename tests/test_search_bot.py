@@ -329,27 +329,20 @@ def before_laying(seed: int, what: str) -> tuple[GameState, int]:
     raise AssertionError(f"no freight bot lays a card of {what} in game {seed}")
 
 
-@pytest.mark.parametrize("keep", ["industry", "layout"])
-def test_keep_lays_the_priors_card_without_rollouts(keep: str) -> None:
+@pytest.mark.parametrize(("keep", "kind"), [("industry", CardKind.FACILITY), ("layout", CardKind.TRACK)])
+def test_keep_lays_the_priors_card_without_rollouts(keep: str, kind: CardKind) -> None:
     """``keep``: the freight prior's choice to lay an industry (``industry``) or any card on
-    the station (``layout``) stands unsearched (the rollouts' horizon and cut-off score do not
-    see what it earns); without it the same decision is searched."""
+    the station (``layout``: here a card of track, which ``industry`` does not keep) stands
+    unsearched (the rollouts' horizon and cut-off score do not see what it earns); without it
+    the same decision is searched."""
     state, seat = before_laying(3, keep)
     view = state.view(seat)
     prior_choice = make_bot("freight", Rng(5).next_u32()).choose(view)
+    assert isinstance(prior_choice, PlaceCard) and state.catalogue.cards[prior_choice.card].kind is kind
+    assert SearchBot.lays(state, prior_choice, "industry") == (kind is CardKind.FACILITY)
     kept = search_bot(f"search:prior=freight,keep={keep},rollouts=8,horizon=1", 5)
     assert kept.choose(view) == prior_choice and kept.last_rollouts == 0
     assert kept.reason is not None and f"{keep}, kept unsearched" in kept.reason
     searched = search_bot("search:prior=freight,rollouts=8,horizon=1", 5)
     searched.choose(view)
     assert searched.last_rollouts > 0
-
-
-def test_keep_layout_keeps_more_than_industries() -> None:
-    """A card of track is kept by ``layout``, not by ``industry``."""
-    state, seat = before_laying(3, "layout")
-    prior_choice = make_bot("freight", Rng(5).next_u32()).choose(state.view(seat))
-    assert isinstance(prior_choice, PlaceCard)
-    assert state.catalogue.cards[prior_choice.card].kind is CardKind.TRACK
-    assert SearchBot.lays(state, prior_choice, "layout")
-    assert not SearchBot.lays(state, prior_choice, "industry")
