@@ -41,8 +41,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
 
+# One test process a core; the Ray tests share one (each starts a local Ray cluster).
 test: lint browser
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadgroup
 
 # The README's pictures of the browser table, made by its tests.
 screenshots: $(DEV_STAMP) browser

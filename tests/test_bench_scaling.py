@@ -10,7 +10,7 @@ import pytest
 from experiments.cli import main
 
 pytest.importorskip("ray", reason="the Ray figures need the ray extra: pip install '.[ray]'")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 def test_scaling_reports_local_and_ray_at_one_and_two_workers(capsys: pytest.CaptureFixture[str]) -> None:

@@ -235,7 +235,15 @@ def _edit(data: dict[str, Any], key: str, value: object) -> dict[str, Any]:
     return data
 
 
-_DELETE = object()
+class _Delete:
+    """The key left out of the replay (its repr names the test stably: xdist's workers must
+    collect the same ids)."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"
+
+
+_DELETE = _Delete()
 
 MALFORMED: list[tuple[str, Any, str]] = [
     ("format", "chess-replay", "not a Station Master replay"),
