@@ -44,6 +44,8 @@ from sm_env.core import (
     MAX_OFFICES,
     CardKind,
     Discard,
+    DrawDepartment,
+    DrawHomeOffice,
     EndSwitching,
     EndTurn,
     GameState,
@@ -114,8 +116,9 @@ def follow_plan(
 # the heuristics a search may ask for its candidates (``prior``)
 PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot, FreightBot, DispatcherBot)}
 
-# what ``keep`` may name: "" (nothing kept), an industry, or any card laid on the station
-KEEPS = ("", "industry", "layout")
+# what ``keep`` may name, several joined by "+": an industry laid, any card laid on the
+# station, a card drawn
+KEEPS = ("industry", "layout", "draw")
 
 
 class SearchBot:
@@ -157,8 +160,10 @@ class SearchBot:
       an empty car at it: the rollouts cannot see what laying one is worth, and an option that
       changes something small they do see (a card kept, a turn ended) beats it. ``layout``:
       its choice to lay any card on the station (track, an industry or a modifier), for the
-      same reason: a turnout or a modifier pays through the industries it serves. Empty:
-      every choice is searched.
+      same reason: a turnout or a modifier pays through the industries it serves. ``draw``:
+      its choice to draw a card (from a Department or the Home Office): the cut-off score
+      values no card in hand. Several join with "+" (``industry+draw``). Empty: every choice
+      is searched.
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
@@ -217,8 +222,11 @@ class SearchBot:
             raise ValueError("rollouts and top_k must be at least 1")
         if merged["prior"] not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
-        if merged["keep"] not in KEEPS:
-            raise ValueError(f"keep must be one of {', '.join(map(repr, KEEPS))}, got {merged['keep']!r}")
+        keep = tuple(filter(None, str(merged["keep"]).split("+")))
+        if any(what not in KEEPS for what in keep):
+            raise ValueError(
+                f"keep must be {', '.join(KEEPS)}, or several joined by '+': got {merged['keep']!r}"
+            )
         if merged["rollout_seats"] not in ("all", "own"):
             raise ValueError(f"rollout_seats must be all or own, got {merged['rollout_seats']!r}")
         if merged["horizon"] < 0 or merged["seconds"] < 0 or merged["patience"] < 0:
@@ -234,7 +242,7 @@ class SearchBot:
         self.margin = float(merged["margin"])
         self.w_progress = float(merged["w_progress"])
         self.w_prospects = float(merged["w_prospects"])
-        self.keep = str(merged["keep"])
+        self.keep = keep
         self.patience = int(merged["patience"])
         self.w_net = float(merged["w_net"])
         self.evaluator: NetEvaluator | None = None
@@ -276,8 +284,9 @@ class SearchBot:
         if len(candidates) == 1:
             self.reason = f"the heuristic's choice ({self.prior.reason})"
             return heuristic
-        if self.keep and self.lays(board, heuristic, self.keep):
-            self.reason = f"the heuristic's {self.keep}, kept unsearched ({self.prior.reason})"
+        kept = next((what for what in self.keep if self.is_kind(board, heuristic, what)), None)
+        if kept is not None:
+            self.reason = f"the heuristic's {kept}, kept unsearched ({self.prior.reason})"
             return heuristic
         seat = view.seat
         steps, final = self.prior.remembered_plan(board, seat)  # the plan candidates() left it
@@ -342,8 +351,10 @@ class SearchBot:
         return [choice, *(legal[i] for i in order)][:k]
 
     @staticmethod
-    def lays(board: GameState, intent: Intent, what: str) -> bool:
-        """Does ``intent`` lay a card on the station of the kind ``keep`` names?"""
+    def is_kind(board: GameState, intent: Intent, what: str) -> bool:
+        """Is ``intent`` a choice of the kind ``keep`` names (``what``, one of ``KEEPS``)?"""
+        if what == "draw":
+            return isinstance(intent, DrawHomeOffice | DrawDepartment)
         if what == "layout":
             return isinstance(intent, PlaceCard | PlaceModifier)
         return isinstance(intent, PlaceCard) and board.catalogue.cards[intent.card].kind is CardKind.FACILITY

@@ -12,7 +12,7 @@ from agents.passenger import PassengerBot
 from agents.policy import PolicyBot, PolicyFileError
 from agents.search import SearchBot
 from sm_env.core.catalogue import CardKind
-from sm_env.core.intents import Intent, PlaceCard
+from sm_env.core.intents import DrawDepartment, DrawHomeOffice, Intent, PlaceCard
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, SeatView
 
@@ -149,7 +149,9 @@ def test_search_bot_from_the_registry() -> None:
     numbers = {k: v for k, v in spec.params.items() if k not in words}
     assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values())
     assert spec.params["prior"] == "passenger" and spec.params["net"] == spec.params["rollout"] == ""
-    assert spec.params["keep"] == "" and search_bot("search:keep=layout", 1).keep == "layout"
+    assert spec.params["keep"] == "" and search_bot("search", 1).keep == ()
+    assert search_bot("search:keep=layout", 1).keep == ("layout",)
+    assert search_bot("search:keep=industry+draw", 1).keep == ("industry", "draw")
     bot = search_bot("search:rollouts=4", 1)
     assert bot.rollouts == 4 and bot.params["horizon"] == spec.params["horizon"]
     assert search_bot("search", 1).rollouts == spec.params["rollouts"]
@@ -162,6 +164,7 @@ def test_search_bot_from_the_registry() -> None:
         "search:prior=random",
         "search:rollout_seats=some",
         "search:keep=track",
+        "search:keep=industry+track",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
@@ -311,9 +314,9 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {searcher}, "passenger": {0, 2}}
 
 
-def before_laying(seed: int, what: str) -> tuple[GameState, int]:
+def before_choice(seed: int, what: str) -> tuple[GameState, int]:
     """A game of freight bots at the first decision where a freight bot seeded as the prior of
-    ``search_bot(..., 5)`` would lay a card ``keep=what`` keeps, and the seat deciding."""
+    ``search_bot(..., 5)`` would make a choice ``keep=what`` keeps, and the seat deciding."""
     state = new_state(3, seed, days=1)
     bots = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
     prior_seed = Rng(5).next_u32()
@@ -321,28 +324,40 @@ def before_laying(seed: int, what: str) -> tuple[GameState, int]:
         seat = state.current_player()
         view = state.view(seat)
         # a fresh twin each time, as a fresh search asks a fresh prior (no remembered plans)
-        if len(view.legal_intents()) > 1 and SearchBot.lays(
+        if len(view.legal_intents()) > 1 and SearchBot.is_kind(
             state, make_bot("freight", prior_seed).choose(view), what
         ):
             return state, seat
         state.apply(bots[seat].choose(view))
-    raise AssertionError(f"no freight bot lays a card of {what} in game {seed}")
+    raise AssertionError(f"no freight bot makes a choice of {what} in game {seed}")
 
 
-@pytest.mark.parametrize(("keep", "kind"), [("industry", CardKind.FACILITY), ("layout", CardKind.TRACK)])
-def test_keep_lays_the_priors_card_without_rollouts(keep: str, kind: CardKind) -> None:
-    """``keep``: the freight prior's choice to lay an industry (``industry``) or any card on
-    the station (``layout``: here a card of track, which ``industry`` does not keep) stands
-    unsearched (the rollouts' horizon and cut-off score do not see what it earns); without it
-    the same decision is searched."""
-    state, seat = before_laying(3, keep)
+@pytest.mark.parametrize(
+    ("keep", "what", "kind"),
+    [
+        ("industry", "industry", CardKind.FACILITY),
+        ("layout", "layout", CardKind.TRACK),
+        ("industry+draw", "draw", None),
+    ],
+)
+def test_keep_lets_the_priors_choice_stand_without_rollouts(
+    keep: str, what: str, kind: CardKind | None
+) -> None:
+    """``keep``: the freight prior's choice to lay an industry (``industry``), any card on the
+    station (``layout``: here a card of track, which ``industry`` does not keep) or to draw a
+    card (``draw``, here with ``industry`` beside it) stands unsearched (the rollouts' horizon
+    and cut-off score do not see what it earns); without it the same decision is searched."""
+    state, seat = before_choice(3, what)
     view = state.view(seat)
     prior_choice = make_bot("freight", Rng(5).next_u32()).choose(view)
-    assert isinstance(prior_choice, PlaceCard) and state.catalogue.cards[prior_choice.card].kind is kind
-    assert SearchBot.lays(state, prior_choice, "industry") == (kind is CardKind.FACILITY)
+    if kind is None:
+        assert isinstance(prior_choice, DrawHomeOffice | DrawDepartment)
+    else:
+        assert isinstance(prior_choice, PlaceCard) and state.catalogue.cards[prior_choice.card].kind is kind
+    assert SearchBot.is_kind(state, prior_choice, "industry") == (kind is CardKind.FACILITY)
     kept = search_bot(f"search:prior=freight,keep={keep},rollouts=8,horizon=1", 5)
     assert kept.choose(view) == prior_choice and kept.last_rollouts == 0
-    assert kept.reason is not None and f"{keep}, kept unsearched" in kept.reason
+    assert kept.reason is not None and f"{what}, kept unsearched" in kept.reason
     searched = search_bot("search:prior=freight,rollouts=8,horizon=1", 5)
     searched.choose(view)
     assert searched.last_rollouts > 0
