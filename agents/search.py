@@ -40,6 +40,7 @@ from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread
 from agents.passenger import PassengerBot
 from agents.planning import station_key
 from agents.policy import PolicyBot, load_policy
+from agents.safety import StationSafety
 from sm_env.core import (
     MAX_OFFICES,
     CardKind,
@@ -65,16 +66,21 @@ _MASK = 0xFFFFFFFF
 MAX_ROLLOUT_STEPS = 5000  # a guard: a whole 5-day game at 6 offices takes fewer decisions
 
 
-def play_passengers(sim: GameState, stop: int, seed: int, memo: dict[tuple[object, ...], Any]) -> None:
-    """A rollout: the passenger bot plays every seat of ``sim`` (each on its own view, with its
-    own seed from ``seed``) until ``stop`` Stages have been played or the game ends."""
-    play_until(sim, stop, passenger_bots(sim.n, seed, memo))
+def play_passengers(
+    sim: GameState, stop: int, seed: int, memo: dict[tuple[object, ...], Any], **params: float
+) -> None:
+    """A rollout: the passenger bot (with ``params``) plays every seat of ``sim`` (each on its
+    own view, with its own seed from ``seed``) until ``stop`` Stages have been played or the
+    game ends."""
+    play_until(sim, stop, passenger_bots(sim.n, seed, memo, **params))
 
 
-def passenger_bots(seats: int, seed: int, memo: dict[tuple[object, ...], Any]) -> list[Agent]:
-    """A rollout's passenger bots, one a seat, each with its own seed from ``seed``. They share
-    ``memo``: a station in danger recurs in rollout after rollout."""
-    bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK) for s in range(seats)]
+def passenger_bots(
+    seats: int, seed: int, memo: dict[tuple[object, ...], Any], **params: float
+) -> list[Agent]:
+    """A rollout's passenger bots (with ``params``), one a seat, each with its own seed from
+    ``seed``. They share ``memo``: a station in danger recurs in rollout after rollout."""
+    bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK, **params) for s in range(seats)]
     for bot in bots:
         bot.share_memo(memo)
     return list(bots)
@@ -180,6 +186,11 @@ class SearchBot:
       policy, its likeliest intent on each seat's own view, at the seats ``rollout_seats`` says.
     - ``rollout_seats`` ("all"): with a ``rollout`` policy, ``all`` seats play it; ``own``: only
       the searching seat, the passenger bot the others (opponents modelled as before).
+    - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout passenger bots' station guard,
+      their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
+      out, and over how many Stages, when a station is in danger. The guard is most of a
+      rollout's time in long games; fewer plans or Stages make rollouts cheaper and their
+      opponents less careful. The defaults are the passenger bot's own.
 
     Two budgets make sense: ``search`` (16 rollouts, the low budget, for tournaments) and
     ``search:rollouts=64`` (the high budget, about four times slower).
@@ -205,8 +216,17 @@ class SearchBot:
         "w_net": 0.15,
         "rollout": "",
         "rollout_seats": "all",
+        "guard_plans": int(StationSafety.DEFAULTS["danger_plans"]),
+        "guard_stages": int(StationSafety.DEFAULTS["plan_stages"]),
     }
-    _INTS: ClassVar[tuple[str, ...]] = ("rollouts", "horizon", "top_k", "patience")
+    _INTS: ClassVar[tuple[str, ...]] = (
+        "rollouts",
+        "horizon",
+        "top_k",
+        "patience",
+        "guard_plans",
+        "guard_stages",
+    )
 
     def __init__(self, seed: int, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.DEFAULTS))
@@ -218,8 +238,8 @@ class SearchBot:
             if isinstance(value, bool) or int(value) != value:
                 raise ValueError(f"{key} must be an integer, got {value!r}")
             merged[key] = int(value)
-        if merged["rollouts"] < 1 or merged["top_k"] < 1:
-            raise ValueError("rollouts and top_k must be at least 1")
+        if min(merged["rollouts"], merged["top_k"], merged["guard_plans"], merged["guard_stages"]) < 1:
+            raise ValueError("rollouts, top_k, guard_plans and guard_stages must be at least 1")
         if merged["prior"] not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
         keep = tuple(filter(None, str(merged["keep"]).split("+")))
@@ -260,6 +280,10 @@ class SearchBot:
         self.rng = Rng(self.seed)
         self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32())
         self._rollout_memo: dict[tuple[object, ...], Any] = {}  # shared by every rollout bot
+        self.rollout_guard = {
+            "danger_plans": float(merged["guard_plans"]),
+            "plan_stages": float(merged["guard_stages"]),
+        }
         self.last_rollouts = 0  # rollouts spent on the last decision
         self.reason: str | None = None
 
@@ -365,9 +389,9 @@ class SearchBot:
         """Let the rollout bots (``rollout``) play every seat of ``sim`` until ``stop`` Stages
         have been played (or the game ends); the seat's score at the end."""
         if not self._rollout_bots:
-            play_passengers(sim, stop, policy_seed, self._rollout_memo)
+            play_passengers(sim, stop, policy_seed, self._rollout_memo, **self.rollout_guard)
         elif self.rollout_own_seat_only:
-            bots = passenger_bots(sim.n, policy_seed, self._rollout_memo)
+            bots = passenger_bots(sim.n, policy_seed, self._rollout_memo, **self.rollout_guard)
             bots[seat] = self._rollout_bots[seat]
             play_until(sim, stop, bots)
         else:

@@ -165,6 +165,8 @@ def test_search_bot_from_the_registry() -> None:
         "search:rollout_seats=some",
         "search:keep=track",
         "search:keep=industry+track",
+        "search:guard_plans=0",
+        "search:guard_stages=1.5",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
@@ -312,6 +314,30 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {0, 1, 2}, "passenger": set()}
     else:
         assert moves == {"policy": {searcher}, "passenger": {0, 2}}
+
+
+@pytest.mark.parametrize(("text", "guard"), [("", (4.0, 2.0)), (",guard_plans=1,guard_stages=3", (1.0, 3.0))])
+def test_search_bot_gives_its_rollout_bots_the_guard_it_is_given(
+    text: str, guard: tuple[float, float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``guard_plans`` and ``guard_stages`` are the rollout passenger bots' ``danger_plans``
+    and ``plan_stages`` (by default the passenger bot's own); a game stays legal with them."""
+    seen: set[tuple[float, float]] = set()
+    choose = PassengerBot.choose
+
+    def choose_seen(bot: PassengerBot, view: SeatView) -> Intent:
+        seen.add((bot.p("danger_plans"), bot.p("plan_stages")))
+        return choose(bot, view)
+
+    monkeypatch.setattr(PassengerBot, "choose", choose_seen)  # at this table only in rollouts
+    seed = 18
+    state = new_state(3, seed, days=1)
+    watched = Watched(search_bot(f"search:prior=freight,rollouts=4,horizon=1{text}", seat_seed(seed, 0)))
+    play_game(
+        state, [watched, make_bot("freight", seat_seed(seed, 1)), make_bot("freight", seat_seed(seed, 2))]
+    )
+    assert state.is_terminal()
+    assert seen == {guard}
 
 
 def before_choice(seed: int, what: str) -> tuple[GameState, int]:
