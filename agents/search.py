@@ -188,9 +188,9 @@ class SearchBot:
       the searching seat, the passenger bot the others (opponents modelled as before).
     - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout passenger bots' station guard,
       their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
-      out, and over how many Stages, when a station is in danger. The guard is most of a
-      rollout's time in long games; fewer plans or Stages make rollouts cheaper and their
-      opponents less careful. The defaults are the passenger bot's own.
+      out, and over how many Stages, when a station is in danger. The guard takes a third of
+      a rollout's time in a 4-day game (docs/agents.md); fewer plans or Stages make rollouts
+      cheaper and their opponents less careful. The defaults are the passenger bot's own.
 
     Two budgets make sense: ``search`` (16 rollouts, the low budget, for tournaments) and
     ``search:rollouts=64`` (the high budget, about four times slower).
