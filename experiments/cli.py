@@ -19,8 +19,11 @@ this module only assembles them into one parser and turns bad input into a one-l
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from experiments.arena import commands as arena
 from experiments.bench import commands as bench
@@ -41,14 +44,41 @@ COMMANDS = (
 BAD_INPUT = USAGE_ERRORS + tuple(error for command in COMMANDS for error in command.errors)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, ``timeout``), raised where Ctrl-C would be: a run stops the same
+    way, its worker pool ended and what it finished kept, instead of dying mid-line."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():  # only there can it be set
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     command = next(command for command in COMMANDS if command.name == args.command)
     try:
-        return command.run(args)
+        with _terminate_as_interrupt():
+            return command.run(args)
     except BAD_INPUT as err:
         print(f"station-master: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:
+        terminated = isinstance(stop, Terminated)
+        resume = "; the same command with --resume goes on from what it kept" if "resume" in args else ""
+        print(f"station-master: {'terminated' if terminated else 'interrupted'}{resume}", file=sys.stderr)
+        return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -243,6 +243,12 @@ def _children(pid: int) -> list[int]:
     return [int(child) for child in path.read_text().split()] if path.exists() else []
 
 
+NEEDS_PROC_CHILDREN = pytest.mark.skipif(
+    not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+    reason="reads the process tree from /proc",
+)
+
+
 def _alive(pid: int) -> bool:
     """Running, not gone and not a zombie waiting for a reaper."""
     try:
@@ -252,10 +258,7 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-@pytest.mark.skipif(
-    not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
-    reason="reads the process tree from /proc",
-)
+@NEEDS_PROC_CHILDREN
 def test_pool_workers_exit_when_their_tournament_alone_is_killed(tmp_path: Path) -> None:
     """``kill PID`` of a tournament (not of its group) takes its pool workers with it: they do
     not play on for nobody and then wait on the pool's queue for ever."""
@@ -277,6 +280,53 @@ def test_pool_workers_exit_when_their_tournament_alone_is_killed(tmp_path: Path)
     finally:
         with contextlib.suppress(ProcessLookupError):  # whatever is left, should the test fail
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+@NEEDS_PROC_CHILDREN
+@pytest.mark.parametrize(
+    ("signum", "group", "said"),
+    [(signal.SIGINT, True, "interrupted"), (signal.SIGTERM, False, "terminated")],
+    ids=["ctrl-c to the terminal's group", "kill PID"],
+)
+def test_a_tournament_stopped_by_a_signal_says_so_in_one_line_and_resumes_to_the_same_rows(
+    tmp_path: Path, signum: int, group: bool, said: str
+) -> None:
+    """Ctrl-C (SIGINT to the whole process group, workers included) and ``kill``/``timeout``
+    (SIGTERM to the tournament alone) stop a run the same way: one line on stderr, no
+    traceback from it or its workers, exit 128 + the signal, the workers gone, and the journal
+    goes on with ``--resume`` to the rows of a run never stopped."""
+    match = ["tournament", "--bots", "random", "--offices", "2", "--games", "1200", "--quiet", "--jobs", "2"]
+    reference = _start([STATION_MASTER, *match, "--csv", "whole.csv"], tmp_path)
+    out = tmp_path / "stopped.csv"
+    with open(tmp_path / "stderr.txt", "wb") as errors:
+        proc = subprocess.Popen(
+            [STATION_MASTER, *match, "--csv", str(out)],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,
+        )
+        try:
+            journal = journal_path(out)
+            deadline = time.monotonic() + 60
+            while not journal.exists() or len(journal.read_bytes().splitlines()) < 2:  # a game in it
+                assert proc.poll() is None and time.monotonic() < deadline, "no game was journalled"
+                time.sleep(0.01)
+            workers = _children(proc.pid)  # the pool's two and the resource tracker
+            assert len(workers) >= 2
+            (os.killpg if group else os.kill)(proc.pid, signum)
+            assert proc.wait(timeout=30) == 128 + signum
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+    stderr = (tmp_path / "stderr.txt").read_text()
+    resume = "the same command with --resume goes on from what it kept"
+    assert stderr.strip() == f"station-master: {said}; {resume}"
+    assert not any(_alive(worker) for worker in workers)
+    assert 2 <= len(journal.read_text().splitlines()) < 1 + 2 * 1200
+    _finish([STATION_MASTER, *match, "--csv", str(out), "--resume"], tmp_path)
+    assert reference.wait(timeout=120) == 0
+    assert _csv_rows(out) == _csv_rows(tmp_path / "whole.csv")
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ import math
 import multiprocessing
 import multiprocessing.pool
 import os
+import signal
 import socket
 import sys
 import threading
@@ -152,10 +153,13 @@ def run_all(
     return results
 
 
-def _exit_when_orphaned(parent: int) -> None:
-    """A pool worker's initializer: exit once ``parent`` is gone. Killed alone (not with its
+def _set_up_worker(parent: int) -> None:
+    """A pool worker's initializer. It ignores Ctrl-C: the terminal sends it to the whole
+    process group, and the caller alone stops the run (it ends the pool), so no worker prints
+    a traceback of its own. It exits once ``parent`` is gone: killed alone (not with its
     process group), a parent leaves its workers playing out their chunks for nobody and then
     waiting on the pool's queue for ever (they hold its write end themselves, so no EOF comes)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -166,10 +170,10 @@ def _exit_when_orphaned(parent: int) -> None:
 
 
 def worker_pool(processes: int) -> multiprocessing.pool.Pool:
-    """A pool of ``processes`` spawned workers (they share nothing with the caller) that exit
-    when the caller dies."""
+    """A pool of ``processes`` spawned workers (they share nothing with the caller) that leave
+    Ctrl-C to the caller and exit when it dies."""
     return multiprocessing.get_context("spawn").Pool(
-        processes, initializer=_exit_when_orphaned, initargs=(os.getpid(),)
+        processes, initializer=_set_up_worker, initargs=(os.getpid(),)
     )
 
 
