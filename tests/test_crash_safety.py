@@ -322,6 +322,9 @@ def test_a_tournament_stopped_by_a_signal_says_so_in_one_line_and_resumes_to_the
     stderr = (tmp_path / "stderr.txt").read_text()
     resume = "the same command with --resume goes on from what it kept"
     assert stderr.strip() == f"station-master: {said}; {resume}"
+    deadline = time.monotonic() + 10  # the resource tracker leaves once its pipe closes
+    while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not any(_alive(worker) for worker in workers)
     assert 2 <= len(journal.read_text().splitlines()) < 1 + 2 * 1200
     _finish([STATION_MASTER, *match, "--csv", str(out), "--resume"], tmp_path)
