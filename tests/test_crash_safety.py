@@ -2,7 +2,8 @@
 instant a write is in flight (a temporary file of ``write_atomically`` is seen), must leave
 every file whole (the old version or the new one) and go on to the result of a run that never
 stopped. Covered: the table's autosave, a tournament's CSV and journal (``--resume``), a balance
-run's journal, and a training run's checkpoint, model zip, policy files and progress."""
+run's journal, and a training run's checkpoint, model zip, policy files and progress. Ctrl-C and
+SIGTERM stop a tournament in one line, and it resumes the same way."""
 
 from __future__ import annotations
 
