@@ -19,6 +19,7 @@ import time
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pytest
@@ -30,13 +31,15 @@ from sm_env.core import load_replay
 STATION_MASTER = str(Path(sys.executable).parent / "station-master")
 
 
-def _start(args: Sequence[str], cwd: Path) -> subprocess.Popen[bytes]:
+def _start(
+    args: Sequence[str], cwd: Path, stderr: int | IO[bytes] = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
     """A command in its own process group, so a kill takes its workers too."""
     return subprocess.Popen(
         list(args),
         cwd=cwd,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
         start_new_session=True,
     )
 
@@ -244,6 +247,16 @@ def _children(pid: int) -> list[int]:
     return [int(child) for child in path.read_text().split()] if path.exists() else []
 
 
+def _gone(pids: Sequence[int], seconds: float = 10.0) -> bool:
+    """Whether every process of ``pids`` has left within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while any(_alive(pid) for pid in pids):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 NEEDS_PROC_CHILDREN = pytest.mark.skipif(
     not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
     reason="reads the process tree from /proc",
@@ -274,10 +287,7 @@ def test_pool_workers_exit_when_their_tournament_alone_is_killed(tmp_path: Path)
         assert all(_alive(worker) for worker in workers)
         proc.send_signal(signal.SIGKILL)  # the parent only: its workers are not signalled
         proc.wait()
-        deadline = time.monotonic() + 10
-        while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not any(_alive(worker) for worker in workers)
+        assert _gone(workers)
     finally:
         with contextlib.suppress(ProcessLookupError):  # whatever is left, should the test fail
             os.killpg(proc.pid, signal.SIGKILL)
@@ -300,13 +310,7 @@ def test_a_tournament_stopped_by_a_signal_says_so_in_one_line_and_resumes_to_the
     reference = _start([STATION_MASTER, *match, "--csv", "whole.csv"], tmp_path)
     out = tmp_path / "stopped.csv"
     with open(tmp_path / "stderr.txt", "wb") as errors:
-        proc = subprocess.Popen(
-            [STATION_MASTER, *match, "--csv", str(out)],
-            cwd=tmp_path,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-            start_new_session=True,
-        )
+        proc = _start([STATION_MASTER, *match, "--csv", str(out)], tmp_path, errors)
         try:
             journal = journal_path(out)
             deadline = time.monotonic() + 60
@@ -323,10 +327,7 @@ def test_a_tournament_stopped_by_a_signal_says_so_in_one_line_and_resumes_to_the
     stderr = (tmp_path / "stderr.txt").read_text()
     resume = "the same command with --resume goes on from what it kept"
     assert stderr.strip() == f"station-master: {said}; {resume}"
-    deadline = time.monotonic() + 10  # the resource tracker leaves once its pipe closes
-    while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(worker) for worker in workers)
+    assert _gone(workers)  # the resource tracker leaves once its pipe closes
     assert 2 <= len(journal.read_text().splitlines()) < 1 + 2 * 1200
     _finish([STATION_MASTER, *match, "--csv", str(out), "--resume"], tmp_path)
     assert reference.wait(timeout=120) == 0
