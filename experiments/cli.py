@@ -19,15 +19,12 @@ this module only assembles them into one parser and turns bad input into a one-l
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from experiments.arena import commands as arena
 from experiments.bench import commands as bench
-from experiments.command import USAGE_ERRORS
+from experiments.command import USAGE_ERRORS, Terminated, stop_status, terminate_as_interrupt
 from experiments.play import commands as play
 from experiments.play.web.command import SERVE
 from experiments.robustness import commands as robustness
@@ -44,41 +41,20 @@ COMMANDS = (
 BAD_INPUT = USAGE_ERRORS + tuple(error for command in COMMANDS for error in command.errors)
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``, ``timeout``), raised where Ctrl-C would be: a run stops the same
-    way, its worker pool ended and what it finished kept, instead of dying mid-line."""
-
-
-def _raise_terminated(signum: int, frame: object) -> None:
-    raise Terminated
-
-
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():  # only there can it be set
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     command = next(command for command in COMMANDS if command.name == args.command)
     try:
-        with _terminate_as_interrupt():
+        with terminate_as_interrupt():
             return command.run(args)
     except BAD_INPUT as err:
         print(f"station-master: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
-        terminated = isinstance(stop, Terminated)
-        resume = "; the same command with --resume goes on from what it kept" if "resume" in args else ""
-        print(f"station-master: {'terminated' if terminated else 'interrupted'}{resume}", file=sys.stderr)
-        return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
+        said = "terminated" if isinstance(stop, Terminated) else "interrupted"
+        resume = "; the same command with --resume goes on from what it kept" if command.resumes(args) else ""
+        print(f"station-master: {said}{resume}", file=sys.stderr)
+        return stop_status(stop)
 
 
 def _parser() -> argparse.ArgumentParser:

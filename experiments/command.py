@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -29,17 +32,54 @@ USAGE_ERRORS: tuple[type[Exception], ...] = (
 )
 
 
+def _keeps_nothing(args: argparse.Namespace) -> bool:
+    return False
+
+
+def keeps_always(args: argparse.Namespace) -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Command:
     """A subcommand: its name and one-line help, the options it adds to its parser, the
-    function that runs it on the parsed options (returning the exit code), and the errors of
-    its own that mean bad input."""
+    function that runs it on the parsed options (returning the exit code), the errors of its
+    own that mean bad input, and whether a run of it stopped by Ctrl-C or SIGTERM on these
+    options has kept what it finished for the same command with ``--resume``."""
 
     name: str
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
     errors: tuple[type[Exception], ...] = ()
+    resumes: Callable[[argparse.Namespace], bool] = _keeps_nothing
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, ``timeout``), raised where Ctrl-C would be: a run stops the same
+    way, its worker pool ended and what it finished kept, instead of dying mid-line."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises ``Terminated`` while inside (on the main thread: only there can it be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop_status(stop: KeyboardInterrupt) -> int:
+    """The exit code of a run stopped by Ctrl-C or SIGTERM: 128 + the signal, as a shell has it."""
+    return 128 + (signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
 
 
 def known_bots() -> str:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from experiments.arena import balance as bal
 from experiments.cli import main
+from experiments.command import Terminated
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -221,3 +224,41 @@ def test_demo_plays_random_bots_on_request(capsys: pytest.CaptureFixture[str]) -
     assert code == 0 and json.loads(out)["bots"] == ["random@1"] * 3
     code, _, err = run(capsys, "demo", "--bots", "nobody")
     assert code == 2 and "unknown bot 'nobody'" in err
+
+
+def _stopped_by(stop: KeyboardInterrupt) -> Callable[..., object]:
+    def play(*args: object, **kwargs: object) -> object:
+        raise stop
+
+    return play
+
+
+@pytest.mark.parametrize(
+    ("stop", "journal", "said"),
+    [
+        (KeyboardInterrupt(), False, "station-master: interrupted"),
+        (Terminated(), False, "station-master: terminated"),
+        (
+            Terminated(),
+            True,
+            "station-master: terminated; the same command with --resume goes on from what it kept",
+        ),
+    ],
+    ids=["ctrl-c", "sigterm", "sigterm with a journal"],
+)
+def test_a_stopped_balance_says_how_to_go_on_only_when_it_kept_its_games(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    stop: KeyboardInterrupt,
+    journal: bool,
+    said: str,
+) -> None:
+    """``balance`` keeps its finished games only in a ``--journal``: without one, a stopped run
+    has nothing for ``--resume`` to go on from, and its stop line says nothing of it."""
+    monkeypatch.setattr(bal, "play", _stopped_by(stop))
+    argv = ["balance", "--offices", "2", "--days", "1", "--games", "2", "--jobs", "1", "--quiet"]
+    if journal:
+        argv += ["--journal", str(tmp_path / "balance.journal")]
+    code, _, err = run(capsys, *argv)
+    assert (code, err.strip()) == (143 if isinstance(stop, Terminated) else 130, said)

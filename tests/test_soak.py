@@ -14,6 +14,7 @@ import pytest
 
 from agents import split_bot_list
 from experiments.cli import main
+from experiments.command import Terminated
 from experiments.robustness import soak as sk
 from sm_env.core import (
     RULES_EDITION,
@@ -354,6 +355,22 @@ def test_minutes_stops_starting_games_and_resume_finishes_the_same_soak(
         assert resumed[name] == whole[name], name
     code, out, _ = run(capsys, *soak_args(stopped, "--resume"))  # nothing left: the report again
     assert code == 0 and "6 of 6 games" in out
+
+
+def test_a_soak_stopped_by_sigterm_reports_what_it_did_and_exits_143(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM (``Terminated``) stops a soak as Ctrl-C does, report and all, but its exit code
+    says which signal it was, as every other command's does."""
+
+    def terminated(*args: object, **kwargs: object) -> None:
+        raise Terminated
+
+    monkeypatch.setattr(sk, "run", terminated)
+    code, _, err = run(capsys, *soak_args(tmp_path / "stopped"))
+    assert code == 143
+    assert "stopped with 0 of 6 games done" in err and "--resume" in err
+    assert report_of(tmp_path / "stopped")["games"] == 0
 
 
 def test_a_soak_in_a_folder_is_gone_on_with_only_by_resume_and_its_own_options(

@@ -26,6 +26,7 @@ from experiments.command import (
     add_house_rule_option,
     add_jobs_option,
     house_rules_text,
+    keeps_always,
     known_bots,
     output_console,
     workers_of,
@@ -208,6 +209,7 @@ TOURNAMENT = Command(
     _add_tournament_arguments,
     _run_tournament,
     errors=(tour.TournamentError, JournalError),
+    resumes=keeps_always,  # the journal beside --csv
 )
 
 
@@ -363,6 +365,7 @@ BALANCE = Command(
     _add_balance_arguments,
     _run_balance,
     errors=(bal.BalanceError, JournalError),
+    resumes=lambda args: args.journal is not None,
 )
 
 

@@ -18,6 +18,7 @@ from experiments.command import (
     add_jobs_option,
     known_bots,
     output_console,
+    stop_status,
     workers_of,
     workers_text,
 )
@@ -92,25 +93,25 @@ def _run_soak(args: argparse.Namespace) -> int:
     )
     if not (args.json and args.quiet):
         print(heading, file=sys.stderr if args.json else sys.stdout, flush=True)
-    stopped = False
+    stopped: KeyboardInterrupt | None = None  # Ctrl-C or SIGTERM: the report of what was done
     try:
         sk.run(soak, journal, workers, progress=not args.quiet and sys.stderr.isatty())
-    except KeyboardInterrupt:
-        stopped = True
+    except KeyboardInterrupt as stop:
+        stopped = stop
     data = sk.report(soak, journal, workers.jobs)
     path = sk.write_report(soak, data)
     if args.json:
         print(json.dumps(data, indent=2))
     else:
         _print_report(data, path)
-    if stopped or not data["complete"]:
+    if stopped is not None or not data["complete"]:
         print(
             f"stopped with {journal.done_count()} of {soak.games} games done: go on with the same "
             f"options and --resume",
             file=sys.stderr,
         )
-    if stopped:
-        return 130
+    if stopped is not None:
+        return stop_status(stopped)
     return 1 if journal.failures else 0
 
 

@@ -10,7 +10,14 @@ from typing import Any
 
 from agents import split_bot_list
 from experiments.arena.parallel import BackendError
-from experiments.command import Command, add_backend_options, add_jobs_option, positive, workers_of
+from experiments.command import (
+    Command,
+    add_backend_options,
+    add_jobs_option,
+    keeps_always,
+    positive,
+    workers_of,
+)
 from experiments.training.selfplay import SelfPlayError, SelfPlaySettings, selfplay
 from experiments.training.train import TrainError, TrainSettings, policy_files, train
 
@@ -175,6 +182,7 @@ TRAIN = Command(
     _add_train_arguments,
     _run_train,
     errors=(TrainError, BackendError),
+    resumes=keeps_always,  # its checkpoint, written before the first segment
 )
 
 
@@ -253,6 +261,7 @@ SELFPLAY = Command(
     _add_selfplay_arguments,
     _run_selfplay,
     errors=(SelfPlayError,),
+    resumes=keeps_always,  # every finished stage's file
 )
 
 COMMANDS = (TRAIN, SELFPLAY)
