@@ -153,6 +153,10 @@ class SearchBot:
       one); 0 plays to the end of the game.
     - ``top_k`` (4): candidates searched (the prior's choice and its next best).
     - ``rival`` (0.5): weight of the best opponent's revenue change, subtracted (competitive).
+    - ``w_win`` (0.0): added to the score of a rollout that reaches the game's end with the
+      seat on top (a shared top included), in revenue (competitive). The score above values
+      the margin, which a win needs only to be 0 or more: near the end this makes the search
+      take the chance of a win over a smaller loss. 0: margin alone.
     - ``margin`` (0.1): revenue by which a candidate must beat the prior's choice on the mean.
     - ``w_progress`` (0.2): value of one Laborer step spent on a load still underway when a
       rollout is cut off.
@@ -207,6 +211,7 @@ class SearchBot:
         "horizon": 4,
         "top_k": 4,
         "rival": 0.5,
+        "w_win": 0.0,
         "margin": 0.1,
         "w_progress": 0.2,
         "w_prospects": 1.0,
@@ -249,8 +254,8 @@ class SearchBot:
             )
         if merged["rollout_seats"] not in ("all", "own"):
             raise ValueError(f"rollout_seats must be all or own, got {merged['rollout_seats']!r}")
-        if merged["horizon"] < 0 or merged["seconds"] < 0 or merged["patience"] < 0:
-            raise ValueError("horizon, seconds and patience must not be negative")
+        if min(merged["horizon"], merged["seconds"], merged["patience"], merged["w_win"]) < 0:
+            raise ValueError("horizon, seconds, patience and w_win must not be negative")
         if not 0.0 <= float(merged["w_net"]) <= 1.0:
             raise ValueError(f"w_net must be within 0..1, got {merged['w_net']!r}")
         self.params: dict[str, int | float | str] = merged
@@ -259,6 +264,7 @@ class SearchBot:
         self.horizon = int(merged["horizon"])
         self.top_k = int(merged["top_k"])
         self.rival = float(merged["rival"])
+        self.w_win = float(merged["w_win"])
         self.margin = float(merged["margin"])
         self.w_progress = float(merged["w_progress"])
         self.w_prospects = float(merged["w_prospects"])
@@ -418,13 +424,16 @@ class SearchBot:
         return float(margin[seat]) * MARGIN_SCALE
 
     def hand_score(self, state: GameState, seat: int, cut: bool) -> float:
-        """The hand-made score (see ``score``)."""
+        """The hand-made score (see ``score``), with ``w_win`` for a game won by its end."""
         revenue = state.revenue_by_seat
         if state.config.mode is Mode.COOP:
             value = float(sum(revenue))
         else:
             others = [r for s, r in enumerate(revenue) if s != seat]
-            value = revenue[seat] - (self.rival * max(others) if others else 0.0)
+            top = max(others) if others else 0
+            value = revenue[seat] - self.rival * top
+            if self.w_win and not cut and revenue[seat] >= top:
+                value += self.w_win
         if cut and self.w_progress:
             value += self.w_progress * cargo_progress(state, state.office_of_seat[seat])
         if cut and self.w_prospects:

@@ -167,11 +167,28 @@ def test_search_bot_from_the_registry() -> None:
         "search:keep=industry+track",
         "search:guard_plans=0",
         "search:guard_stages=1.5",
+        "search:w_win=-1",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
     with pytest.raises(TypeError, match="no parameter"):
         SearchBot(1, nope=1)
+
+
+def test_w_win_is_added_to_a_finished_game_won_and_to_nothing_else() -> None:
+    """``w_win`` adds to the score of a rollout that ended the game with the seat on top (a
+    shared top too); a rollout cut short, or a seat below the top, scores the margin alone."""
+    state = new_state(3, 5, days=1)
+    play_game(state, [make_bot("passenger", seat_seed(5, s)) for s in range(3)])
+    revenue = state.revenue_by_seat
+    plain, bonus = search_bot("search:rival=1", 1), search_bot("search:rival=1,w_win=2.5", 1)
+    tops = [seat for seat in range(3) if revenue[seat] == max(revenue)]
+    assert 0 < len(tops) < 3
+    for seat in range(3):
+        margin = revenue[seat] - max(r for s, r in enumerate(revenue) if s != seat)
+        assert plain.hand_score(state, seat, False) == margin
+        assert bonus.hand_score(state, seat, False) == margin + (2.5 if seat in tops else 0.0)
+        assert bonus.hand_score(state, seat, True) == plain.hand_score(state, seat, True)
 
 
 def test_search_bot_time_budget_stops_early() -> None:
