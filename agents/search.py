@@ -36,7 +36,7 @@ from agents.base import Agent
 from agents.common import HeuristicBot, cargo_progress
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
-from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread
+from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread, win_shares
 from agents.passenger import PassengerBot
 from agents.planning import station_key
 from agents.policy import PolicyBot, load_policy
@@ -153,10 +153,11 @@ class SearchBot:
       one); 0 plays to the end of the game.
     - ``top_k`` (4): candidates searched (the prior's choice and its next best).
     - ``rival`` (0.5): weight of the best opponent's revenue change, subtracted (competitive).
-    - ``w_win`` (0.0): added to the score of a rollout that reaches the game's end with the
-      seat on top (a shared top included), in revenue (competitive). The score above values
-      the margin, which a win needs only to be 0 or more: near the end this makes the search
-      take the chance of a win over a smaller loss. 0: margin alone.
+    - ``w_win`` (0.0): weight, in revenue, of the seat's chance to win, added to a score
+      (competitive): its share of the win when a rollout reaches the game's end (a shared top
+      shares it), and with a network (``net``) its win head's chance when a rollout is cut
+      off. The rest of the score values the margin, of which a win needs only the sign. 0:
+      the margin alone.
     - ``margin`` (0.1): revenue by which a candidate must beat the prior's choice on the mean.
     - ``w_progress`` (0.2): value of one Laborer step spent on a load still underway when a
       rollout is cut off.
@@ -407,33 +408,32 @@ class SearchBot:
     def score(self, state: GameState, seat: int, cut: bool) -> float:
         """The seat's revenue (co-op: the team's), less ``rival`` times the best opponent's;
         plus the load progress at its office and its prospects when the rollout was ``cut``
-        short. With a network, a ``cut`` score is ``w_net`` parts the network's value and the
-        rest the hand-made one."""
+        short; plus ``w_win`` times its chance to win. With a network, a ``cut`` score is
+        ``w_net`` parts the network's margin and the rest the hand-made one, and the chance to
+        win is the network's."""
         if not cut or self.evaluator is None:
             return self.hand_score(state, seat, cut)
-        value = self.net_value(state, seat)
+        # the network's values of the state for the seat, read from the seat's observation:
+        # its chance to win and its expected final margin (revenue less the mean of the others')
+        _, win, margin = self.evaluator.heads(state, seat)
+        value = float(margin[seat]) * MARGIN_SCALE
         if self.w_net < 1.0:
             value = self.w_net * value + (1.0 - self.w_net) * self.hand_score(state, seat, cut)
+        if self.w_win and state.config.mode is not Mode.COOP:
+            value += self.w_win * float(win[seat])
         return value
 
-    def net_value(self, state: GameState, seat: int) -> float:
-        """The network's value of ``state`` for ``seat``, read from the seat's observation: its
-        expected final margin (revenue less the mean of the others'), in revenue."""
-        assert self.evaluator is not None
-        _, _, margin = self.evaluator.heads(state, seat)
-        return float(margin[seat]) * MARGIN_SCALE
-
     def hand_score(self, state: GameState, seat: int, cut: bool) -> float:
-        """The hand-made score (see ``score``), with ``w_win`` for a game won by its end."""
+        """The hand-made score (see ``score``), with ``w_win`` for the share of a finished game's
+        win."""
         revenue = state.revenue_by_seat
         if state.config.mode is Mode.COOP:
             value = float(sum(revenue))
         else:
             others = [r for s, r in enumerate(revenue) if s != seat]
-            top = max(others) if others else 0
-            value = revenue[seat] - self.rival * top
-            if self.w_win and not cut and revenue[seat] >= top:
-                value += self.w_win
+            value = revenue[seat] - (self.rival * max(others) if others else 0.0)
+            if self.w_win and not cut:
+                value += self.w_win * win_shares(state)[seat]
         if cut and self.w_progress:
             value += self.w_progress * cargo_progress(state, state.office_of_seat[seat])
         if cut and self.w_prospects:

@@ -175,9 +175,10 @@ def test_search_bot_from_the_registry() -> None:
         SearchBot(1, nope=1)
 
 
-def test_w_win_is_added_to_a_finished_game_won_and_to_nothing_else() -> None:
-    """``w_win`` adds to the score of a rollout that ended the game with the seat on top (a
-    shared top too); a rollout cut short, or a seat below the top, scores the margin alone."""
+def test_w_win_adds_the_seats_chance_to_win_its_share_at_the_end_the_networks_at_a_cut_off() -> None:
+    """``w_win`` adds, weighted, the seat's share of the win to the score of a finished game (a
+    shared top shares it) and, with a network, its win head's chance to a rollout cut short;
+    without a network a cut-off score is the margin's alone."""
     state = new_state(3, 5, days=1)
     play_game(state, [make_bot("passenger", seat_seed(5, s)) for s in range(3)])
     revenue = state.revenue_by_seat
@@ -186,9 +187,17 @@ def test_w_win_is_added_to_a_finished_game_won_and_to_nothing_else() -> None:
     assert 0 < len(tops) < 3
     for seat in range(3):
         margin = revenue[seat] - max(r for s, r in enumerate(revenue) if s != seat)
-        assert plain.hand_score(state, seat, False) == margin
-        assert bonus.hand_score(state, seat, False) == margin + (2.5 if seat in tops else 0.0)
-        assert bonus.hand_score(state, seat, True) == plain.hand_score(state, seat, True)
+        assert plain.score(state, seat, False) == margin
+        assert bonus.score(state, seat, False) == margin + (2.5 / len(tops) if seat in tops else 0.0)
+    middle = mid_game(6, 3)
+    net_plain = search_bot("search:net=shipped,rival=1", 1)
+    net_bonus = search_bot("search:net=shipped,rival=1,w_win=2.5", 1)
+    assert net_bonus.evaluator is not None
+    for seat in range(3):
+        assert bonus.score(middle, seat, True) == plain.score(middle, seat, True)
+        _, win, _ = net_bonus.evaluator.heads(middle, seat)
+        expected = net_plain.score(middle, seat, True) + 2.5 * float(win[seat])
+        assert net_bonus.score(middle, seat, True) == pytest.approx(expected)
 
 
 def test_search_bot_time_budget_stops_early() -> None:
