@@ -374,28 +374,45 @@ class GameState:
 
     def visible_cards(self, seat: int) -> Counter[int]:
         """Card copies ``seat`` can see or infer: every place but the Home Office and the other
-        hands (the set-aside cards are the catalogue's leftovers, so they are known too). The
-        places of ``card_places``, counted straight from the piles: search asks for it at
-        every determinization."""
-        cards = self.catalogue.cards
-        seen = Counter(self.hands[seat])
-        for dept in self.departments:
-            seen.update(dept)
-        seen.update(self.salvage)
-        seen.update(self.set_aside)
-        for station in self.stations:
-            seen.update([card for card, _rotated in station.grid.values()])
-        seen.update([card for card in self.timetable if card != EMPTY])
-        seen.update([card for card, _seat in self.pending_extras])
-        seen.update(
-            [
-                tray.train
-                for tray in self.trays
-                if tray.train != EMPTY and cards[tray.train].kind is CardKind.EXTRA_TRAIN
-            ]
+        hands (the set-aside cards are the catalogue's leftovers, so they are known too)."""
+        left = self.unseen_counts(seat)
+        return Counter(
+            {
+                card: spec.count - left[card]
+                for card, spec in enumerate(self.catalogue.cards)
+                if spec.count > left[card]
+            }
         )
-        seen.update(self.mainline)
-        return seen
+
+    def unseen_counts(self, seat: int) -> list[int]:
+        """Copies of each card ``seat`` cannot see (by card id): the catalogue's counts less the
+        places of ``visible_cards``, counted straight from the piles (search asks at every
+        determinization, its rollout bots at every draw)."""
+        cards = self.catalogue.cards
+        left = [card.count for card in cards]
+        for card in self.hands[seat]:
+            left[card] -= 1
+        for dept in self.departments:
+            for card in dept:
+                left[card] -= 1
+        for card in self.salvage:
+            left[card] -= 1
+        for card in self.set_aside:
+            left[card] -= 1
+        for station in self.stations:
+            for card, _rotated in station.grid.values():
+                left[card] -= 1
+        for card in self.timetable:
+            if card != EMPTY:
+                left[card] -= 1
+        for card, _seat in self.pending_extras:
+            left[card] -= 1
+        for tray in self.trays:
+            if tray.train != EMPTY and cards[tray.train].kind is CardKind.EXTRA_TRAIN:
+                left[tray.train] -= 1
+        for card in self.mainline:
+            left[card] -= 1
+        return left
 
 
 class _Unplayable:
@@ -458,10 +475,7 @@ class SeatView:
 
     def unseen_cards(self) -> list[int]:
         """The hidden card copies, as a sorted list: the catalogue less what the seat sees."""
-        left = [card.count for card in self.board.catalogue.cards]
-        for card, seen in self.board.visible_cards(self.seat).items():
-            left[card] -= seen
-        return [card for card, count in enumerate(left) for _ in range(count)]
+        return [card for card, count in enumerate(self.board.unseen_counts(self.seat)) for _ in range(count)]
 
     def determinize(self, rng: Rng) -> GameState:
         """A full state consistent with the view: the unseen cards shuffled with ``rng`` and
