@@ -379,6 +379,27 @@ class HeuristicBot:
         """How much the card is worth to this bot, about in Revenue points."""
         return 0.0
 
+    def card_value_key(self, board: GameState, seat: int) -> tuple[object, ...] | None:
+        """The public facts ``card_value`` reads for the seat, as a memo key; None when the
+        bot does not name them (its card values are then worked out afresh each time)."""
+        return None
+
+    def card_values(self, board: GameState, seat: int) -> dict[int, float]:
+        """The seat's card values as the board stands, filled in as asked (``value_of``): kept
+        while the facts of ``card_value_key`` stay the same, as they do through a Stage."""
+        key = self.card_value_key(board, seat)
+        if key is None:
+            return {}
+        values: dict[int, float] = self.memo(key, dict)
+        return values
+
+    def value_of(self, values: dict[int, float], board: GameState, seat: int, card: int) -> float:
+        """``card_value`` through ``values`` (``card_values``)."""
+        value = values.get(card)
+        if value is None:
+            value = values[card] = self.card_value(board, seat, card)
+        return value
+
     def first_train_value(self, board: GameState, seat: int, card: int) -> float:
         """While the timetable is empty, a timetabled train of any make-up is worth
         ``w_first_train`` per expected visit: until one runs, no seat earns anything from
@@ -394,12 +415,13 @@ class HeuristicBot:
         pool = view.unseen_cards()
         if not pool:
             return 0.0
-        values: dict[int, float] = {}  # copies of a card are worth the same: each valued once
+        seat = view.seat
+        values = self.card_values(board, seat)  # copies of a card are worth the same
         total = 0.0
         for card in pool:
             value = values.get(card)
             if value is None:
-                value = values[card] = self.card_value(board, view.seat, card)
+                value = values[card] = self.card_value(board, seat, card)
             total += value
         return total / len(pool)
 
@@ -410,7 +432,7 @@ class HeuristicBot:
         for intent in legal:
             if isinstance(intent, DrawDepartment):
                 top = board.departments[intent.department][-1]
-                out.append((self.card_value(board, view.seat, top), intent))
+                out.append((self.value_of(self.card_values(board, view.seat), board, view.seat, top), intent))
             elif isinstance(intent, DrawHomeOffice):
                 out.append((self.expected_draw(view, board) + self.p("home_bonus"), intent))
         return out
@@ -607,12 +629,13 @@ class HeuristicBot:
                 return best
         hand = board.hands[seat]
         if len(hand) > HAND_LIMIT or self.p("discard_junk"):
-            worst = min(hand, key=lambda c: (self.card_value(board, seat, c), c))
-            if len(hand) > HAND_LIMIT or self.card_value(board, seat, worst) <= 0:
+            values = self.card_values(board, seat)
+            worst = min(hand, key=lambda c: (self.value_of(values, board, seat, c), c))
+            if len(hand) > HAND_LIMIT or self.value_of(values, board, seat, worst) <= 0:
                 dept = min(
                     range(len(board.departments)),
                     key=lambda d: (
-                        self.card_value(board, seat, board.departments[d][-1])
+                        self.value_of(values, board, seat, board.departments[d][-1])
                         if board.departments[d]
                         else -9.0,
                         d,

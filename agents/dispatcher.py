@@ -91,6 +91,9 @@ class DispatcherBot(PassengerBot):
 
     # ------------------------------------------------------------------ cards
 
+    def card_value_key(self, board: GameState, seat: int) -> tuple[object, ...] | None:
+        return None  # its track values read the station's sidings too
+
     def card_value(self, board: GameState, seat: int, card: int) -> float:
         value = super().card_value(board, seat, card)
         spec = board.catalogue.cards[card] if card >= 0 else None

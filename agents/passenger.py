@@ -118,6 +118,22 @@ class PassengerBot(StationSafety):
             return self.p("w_red_flag")
         return 0.0
 
+    def card_value_key(self, board: GameState, seat: int) -> tuple[object, ...] | None:
+        # what card_value reads: the office's tier, the time left, the timetable's slots, and
+        # the Mainline and Crew Trays that set a train's travel and the timetable's capacity
+        office = office_of(board, seat)
+        return (
+            "card values",
+            office,
+            office_tier(board, office),
+            board.day,
+            board.stage,
+            board.config.days,
+            tuple(board.timetable),
+            board.mainline,
+            len(board.trays),
+        )
+
     def upgrade_value(self, board: GameState, seat: int, tier: int) -> float:
         current = office_tier(board, office_of(board, seat))
         if tier <= current:

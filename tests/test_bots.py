@@ -637,3 +637,32 @@ def test_heuristic_bots_say_why_in_a_line(name: str) -> None:
         state.apply(intent)
     assert len(reasons) >= 3 and weighed  # different decisions, different reasons
     assert getattr(make_bot("random", 1), "reason", None) is None
+
+
+@pytest.mark.parametrize(
+    ("offices", "days", "rules"), [(3, 2, {}), (6, 2, {"overnight_yard": True}), (2, 4, {})]
+)
+def test_a_passenger_bots_kept_card_values_are_what_it_works_out_afresh(
+    offices: int, days: int, rules: dict[str, bool]
+) -> None:
+    """``card_values`` keeps a seat's card values while the facts of ``card_value_key`` stay
+    the same (rollout bots share them through their memo): at every decision of whole games,
+    every value kept from an earlier board with the same key is the one ``card_value`` gives
+    now, for every seat, and the card values of office upgrades change as the office grows."""
+    state = new_state(offices, 41, days=days, **rules)
+    players = [PassengerBot(seat_seed(41, s)) for s in range(offices)]
+    probe = PassengerBot(5)
+    checked = 0
+    while not state.is_terminal():
+        for seat in range(offices):
+            board = state.view(seat).board
+            values = probe.card_values(board, seat)
+            for card, kept in values.items():
+                assert kept == probe.card_value(board, seat, card), (seat, card)
+                checked += 1
+            for card in range(len(board.catalogue.cards)):
+                probe.value_of(values, board, seat, card)
+        seat = state.current_player()
+        state.apply(players[seat].choose(state.view(seat)))
+    assert checked > 10_000
+    assert DispatcherBot(1).card_value_key(state, 0) is None  # its track values read the sidings too
