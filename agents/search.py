@@ -175,6 +175,10 @@ class SearchBot:
       its choice to draw a card (from a Department or the Home Office): the cut-off score
       values no card in hand. Several join with "+" (``industry+draw``). Empty: every choice
       is searched.
+    - ``halve`` (0): after this many rounds, only the prior's choice and the candidate with
+      the best mean after it go on, for the rest of the budget (the others had their rounds:
+      the budget then buys more rounds on the one question that decides, whether the best
+      challenger beats the heuristic). 0: every candidate in every round.
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
@@ -217,6 +221,7 @@ class SearchBot:
         "w_progress": 0.2,
         "w_prospects": 1.0,
         "keep": "",
+        "halve": 0,
         "patience": 2,
         "net": "",
         "w_net": 0.15,
@@ -229,6 +234,7 @@ class SearchBot:
         "rollouts",
         "horizon",
         "top_k",
+        "halve",
         "patience",
         "guard_plans",
         "guard_stages",
@@ -255,8 +261,11 @@ class SearchBot:
             )
         if merged["rollout_seats"] not in ("all", "own"):
             raise ValueError(f"rollout_seats must be all or own, got {merged['rollout_seats']!r}")
-        if min(merged["horizon"], merged["seconds"], merged["patience"], merged["w_win"]) < 0:
-            raise ValueError("horizon, seconds, patience and w_win must not be negative")
+        if (
+            min(merged["horizon"], merged["seconds"], merged["halve"], merged["patience"], merged["w_win"])
+            < 0
+        ):
+            raise ValueError("horizon, seconds, halve, patience and w_win must not be negative")
         if not 0.0 <= float(merged["w_net"]) <= 1.0:
             raise ValueError(f"w_net must be within 0..1, got {merged['w_net']!r}")
         self.params: dict[str, int | float | str] = merged
@@ -270,6 +279,7 @@ class SearchBot:
         self.w_progress = float(merged["w_progress"])
         self.w_prospects = float(merged["w_prospects"])
         self.keep = keep
+        self.halve = int(merged["halve"])
         self.patience = int(merged["patience"])
         self.w_net = float(merged["w_net"])
         self.evaluator: NetEvaluator | None = None
@@ -323,9 +333,15 @@ class SearchBot:
         steps, final = self.prior.remembered_plan(board, seat)  # the plan candidates() left it
         stop = board.stages_played + self.horizon if self.horizon else 1 << 30
         totals = [0.0] * len(candidates)
-        rounds = 0
+        active = list(range(len(candidates)))  # the candidates still rolled out
+        rounds = spent = 0
         differ = False  # has any candidate scored unlike the prior's choice in some round?
-        for _ in range(self.rollouts // len(candidates)):
+        while True:
+            if self.halve and rounds == self.halve and len(active) > 2:
+                # the prior's choice against its best challenger so far, on the rest of the budget
+                active = [0, max(active[1:], key=lambda c: (totals[c], -c))]
+            if spent + len(active) > self.rollouts:
+                break
             if rounds and self.seconds and time.perf_counter() - start >= self.seconds:
                 break
             if self.patience and rounds >= self.patience and not differ:
@@ -334,21 +350,23 @@ class SearchBot:
             policy_seed = self.rng.next_u32()
             base = self.score(deal, seat, True)
             scores = []
-            for intent in candidates:
+            for c in active:
                 sim = deal.clone()
-                sim.apply(intent, validate=False)
+                sim.apply(candidates[c], validate=False)
                 if steps or final:
                     follow_plan(sim, seat, steps, final)
                 scores.append(self.play_out(sim, seat, stop, policy_seed) - base)
             differ = differ or any(v != scores[0] for v in scores)
-            totals = [t + v for t, v in zip(totals, scores, strict=True)]
+            for c, v in zip(active, scores, strict=True):
+                totals[c] += v
             rounds += 1
-        self.last_rollouts = rounds * len(candidates)
-        means = [t / rounds for t in totals]
-        best = max(range(len(candidates)), key=lambda c: (means[c], -c))
+            spent += len(active)
+        self.last_rollouts = spent
+        means = {c: totals[c] / rounds for c in active}  # the active ones ran every round
+        best = max(active, key=lambda c: (means[c], -c))
         if best != 0 and means[best] <= means[0] + self.margin:
             best = 0
-        runner = max((c for c in range(len(candidates)) if c != best), key=lambda c: (means[c], -c))
+        runner = max((c for c in active if c != best), key=lambda c: (means[c], -c))
         which = "the heuristic's choice" if best == 0 else "overrides the heuristic"
         self.reason = (
             f"{which}, best of {len(candidates)} candidates over {self.last_rollouts} rollouts: "

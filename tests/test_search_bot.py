@@ -413,3 +413,38 @@ def test_keep_lets_the_priors_choice_stand_without_rollouts(
     searched = search_bot("search:prior=freight,rollouts=8,horizon=1", 5)
     searched.choose(view)
     assert searched.last_rollouts > 0
+
+
+@pytest.mark.parametrize(("scores", "chosen"), [((0.0, 1.0, 3.0, 2.0), 2), ((2.0, 1.0, 2.05, 0.0), 0)])
+def test_halve_rolls_out_the_priors_choice_and_its_best_challenger_only_after_its_rounds(
+    scores: tuple[float, ...], chosen: int
+) -> None:
+    """``halve=2``: two rounds of all four candidates, then only the prior's choice and the
+    challenger with the best mean, in rounds of two, for the rest of the 14 rollouts; the
+    challenger overrides the prior's choice only by more than ``margin``. Each rollout's
+    score is scripted by the candidate it played."""
+    state = mid_game(8, 2)
+    spec = "search:rollouts=14,halve=2,patience=0,horizon=1"
+    while True:
+        view = state.view(state.current_player())
+        candidates = search_bot(spec, 3).candidates(view, view.legal_intents())
+        if len(candidates) == 4:
+            break
+        state.apply(candidates[0])
+    challenger = max((1, 2, 3), key=lambda c: scores[c])
+    order = [0, 1, 2, 3] * 2 + [0, challenger] * 3  # 8 + 6 = 14 rollouts
+    played: list[int] = []
+
+    def scripted(sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
+        played.append(order[len(played)])
+        return scores[played[-1]]
+
+    bot = search_bot(spec, 3)
+    bot.play_out = scripted  # type: ignore[method-assign]
+    assert bot.choose(view) == candidates[chosen]
+    assert len(played) == bot.last_rollouts == 14
+    assert bot.reason is not None and "over 14 rollouts" in bot.reason
+    unhalved = search_bot("search:rollouts=14,patience=0,horizon=1", 3)
+    unhalved.play_out = lambda sim, seat, stop, policy_seed: 0.0  # type: ignore[method-assign]
+    unhalved.choose(view)
+    assert unhalved.last_rollouts == 12  # three whole rounds of four
