@@ -648,7 +648,7 @@ def test_a_passenger_bots_kept_card_values_are_what_it_works_out_afresh(
     """``card_values`` keeps a seat's card values while the facts of ``card_value_key`` stay
     the same (rollout bots share them through their memo): at every decision of whole games,
     every value kept from an earlier board with the same key is the one ``card_value`` gives
-    now, for every seat, and the card values of office upgrades change as the office grows."""
+    now, for every seat (a key missing the office's tier, the Stage or the timetable fails)."""
     state = new_state(offices, 41, days=days, **rules)
     players = [PassengerBot(seat_seed(41, s)) for s in range(offices)]
     probe = PassengerBot(5)
