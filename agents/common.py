@@ -418,7 +418,7 @@ class HeuristicBot:
         seat = view.seat
         values = self.card_values(board, seat)  # copies of a card are worth the same
         total = 0.0
-        for card in pool:
+        for card in pool:  # ``value_of``, inlined: a rollout's hottest loop
             value = values.get(card)
             if value is None:
                 value = values[card] = self.card_value(board, seat, card)
@@ -429,10 +429,12 @@ class HeuristicBot:
         self, view: SeatView, board: GameState, legal: list[Intent]
     ) -> list[tuple[float, Intent]]:
         out: list[tuple[float, Intent]] = []
+        seat = view.seat
+        values = self.card_values(board, seat) if any(isinstance(i, DrawDepartment) for i in legal) else {}
         for intent in legal:
             if isinstance(intent, DrawDepartment):
                 top = board.departments[intent.department][-1]
-                out.append((self.value_of(self.card_values(board, view.seat), board, view.seat, top), intent))
+                out.append((self.value_of(values, board, seat, top), intent))
             elif isinstance(intent, DrawHomeOffice):
                 out.append((self.expected_draw(view, board) + self.p("home_bonus"), intent))
         return out
