@@ -165,14 +165,21 @@ class StationSafety(HeuristicBot):
         keeps the best-scored plans, and a station in trouble may score best with none."""
         if plans and all(plan.moves for plan in plans):
             plans = [Plan([], [], plans[0].start_score, plans[0].start_score), *plans]
+        # each plan's deal is drawn in list order, so the draws are the same whichever are rolled out
+        deals = [view.determinize(self.rng) for _ in plans]
+        # passive play draws no card, so no loss is below 0 (flag_cost >= 0): tried best score
+        # first, the first plan that loses nothing is the safest
+        zero_is_least = self.p("flag_cost") >= 0
         best: tuple[float, float, int] | None = None
         chosen: Plan | None = None
-        for index, plan in enumerate(plans):
-            state = view.determinize(self.rng)
-            loss = self.stage_loss(state, view.seat, int(self.p("plan_stages")) - 1, plan.moves)
+        for index in sorted(range(len(plans)), key=lambda i: (-plans[i].score, i)):
+            plan = plans[index]
+            loss = self.stage_loss(deals[index], view.seat, int(self.p("plan_stages")) - 1, plan.moves)
             rank = (loss, -plan.score, index)
             if best is None or rank < best:
                 best, chosen = rank, plan
+            if loss == 0 and zero_is_least:
+                break
         if chosen is None or not chosen.moves:
             return None
         return chosen

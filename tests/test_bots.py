@@ -5,6 +5,7 @@ a car on an industry track with real Moves."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from conftest import (
@@ -42,7 +43,7 @@ from agents.common import (
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.passenger import PassengerBot
-from agents.planning import StationScorer, distances_from, distances_to, plan_switching
+from agents.planning import Plan, StationScorer, distances_from, distances_to, plan_switching
 from agents.search import follow_plan, play_passengers
 from sm_env.core import eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
@@ -666,3 +667,57 @@ def test_a_passenger_bots_kept_card_values_are_what_it_works_out_afresh(
         state.apply(players[seat].choose(state.view(seat)))
     assert checked > 10_000
     assert DispatcherBot(1).card_value_key(state, 0) is None  # its track values read the sidings too
+
+
+def every_plan_rolled_out(
+    bot: HeuristicBot, view: SeatView, plans: list[Plan], rng: Rng
+) -> tuple[Plan | None, int]:
+    """``safest_plan`` as it was first written, every candidate rolled out in list order: the
+    reference its shortcut must match; and how many rollouts that took."""
+    if plans and all(plan.moves for plan in plans):
+        plans = [Plan([], [], plans[0].start_score, plans[0].start_score), *plans]
+    ahead = int(bot.p("plan_stages")) - 1
+    ranks = [
+        (bot.stage_loss(view.determinize(rng), view.seat, ahead, plan.moves), -plan.score, index)
+        for index, plan in enumerate(plans)
+    ]
+    chosen = plans[min(ranks)[2]] if ranks else None
+    return (chosen if chosen is not None and chosen.moves else None), len(plans)
+
+
+@pytest.mark.parametrize(
+    ("cls", "days", "rules"), [(FreightBot, 2, {}), (FreightBot, 4, {"overnight_yard": True})]
+)
+def test_the_station_guard_stops_at_the_first_safe_plan_and_chooses_as_if_it_rolled_out_every_one(
+    cls: type[HeuristicBot], days: int, rules: dict[str, bool]
+) -> None:
+    """``safest_plan`` rolls the candidates out best score first and stops at the first that
+    loses nothing (no loss is below 0). At every guard decision of whole games it takes the
+    plan that rolling out every candidate takes, and leaves its random stream in the same
+    place; over the games it skips some rollouts."""
+    rollouts = {"every plan": 0, "shortcut": 0}
+
+    class Checked(cls):  # type: ignore[valid-type,misc]
+        calls = 0
+
+        def stage_loss(self, *args: Any, **kwargs: Any) -> float:
+            self.calls += 1
+            return float(super().stage_loss(*args, **kwargs))
+
+        def safest_plan(self, view: SeatView, board: GameState, plans: list[Plan]) -> Plan | None:
+            reference_rng = self.rng.copy()
+            expected, rollouts_needed = every_plan_rolled_out(self, view, plans, reference_rng)
+            before = self.calls
+            assert super().safest_plan(view, board, plans) == expected
+            assert self.rng.state == reference_rng.state
+            rollouts["every plan"] += rollouts_needed
+            rollouts["shortcut"] += self.calls - before
+            return expected
+
+    for seed in range(43, 46):
+        state = new_state(3, seed, days=days, **rules)
+        players = [Checked(seat_seed(seed, s)) for s in range(3)]
+        while not state.is_terminal():
+            seat = state.current_player()
+            state.apply(players[seat].choose(state.view(seat)))
+    assert 0 < rollouts["shortcut"] < rollouts["every plan"], rollouts
