@@ -49,6 +49,16 @@ CAT: Catalogue = load_catalogue()
 CORPUS = Path(__file__).parent / "data" / "replays.jsonl.gz"  # experiments/devtools/record_corpus.py
 
 
+@pytest.fixture(autouse=True, scope="session")
+def sb3_logs_kept_out_of_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A model without a logger of its own gets an empty folder in /tmp at each ``learn``
+    (``SB3_LOGDIR`` moves it): the tests' go under pytest's temporary directory."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3")))
+    yield
+    patch.undo()
+
+
 @functools.cache
 def corpus_replays() -> tuple[Replay, ...]:
     """The replay corpus, read once for every test module that plays it."""

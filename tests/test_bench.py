@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -12,8 +14,12 @@ from experiments.bench import bots, suite
 from experiments.cli import main
 
 
-def test_bench_quick_reports_every_figure() -> None:
+def test_bench_quick_reports_every_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """And its PPO runs leave no log folder in the temporary directory."""
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     figures = suite.run(quick=True)
+    assert not list(tmp_path.glob("SB3-*"))
     by_key = {f.key: f for f in figures}
     cores = os.cpu_count() or 1
     kinds = ("ppo", "ppo_trivial", "ppo_v1", "ppo_trivial_v1")

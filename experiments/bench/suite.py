@@ -340,6 +340,7 @@ def ppo_rate(make: Callable[[], gymnasium.Env[Any, Any]], envs: int, size: Size)
     more than one), one torch thread in the learner."""
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     torch.set_num_threads(1)
@@ -349,6 +350,7 @@ def ppo_rate(make: Callable[[], gymnasium.Env[Any, Any]], envs: int, size: Size)
         model = MaskablePPO(
             "MlpPolicy", vec, n_steps=size.ppo_steps, batch_size=min(64, size.ppo_steps * envs), seed=0
         )
+        model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's own makes an empty folder in /tmp
         start = time.perf_counter()
         model.learn(total_timesteps=frames)
         seconds = time.perf_counter() - start
