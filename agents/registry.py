@@ -100,7 +100,7 @@ register(
         "determinized rollouts of its top candidates, the passenger bot playing on",
         SearchBot,
         dict(SearchBot.DEFAULTS),
-        bot_params=("prior",),
+        bot_params=("prior", "rollout"),
     )
 )
 register(

@@ -72,15 +72,16 @@ def play_passengers(
     """A rollout: the passenger bot (with ``params``) plays every seat of ``sim`` (each on its
     own view, with its own seed from ``seed``) until ``stop`` Stages have been played or the
     game ends."""
-    play_until(sim, stop, passenger_bots(sim.n, seed, memo, **params))
+    play_until(sim, stop, heuristic_bots(PassengerBot, sim.n, seed, memo, **params))
 
 
-def passenger_bots(
-    seats: int, seed: int, memo: dict[tuple[object, ...], Any], **params: float
+def heuristic_bots(
+    kind: type[HeuristicBot], seats: int, seed: int, memo: dict[tuple[object, ...], Any], **params: float
 ) -> list[Agent]:
-    """A rollout's passenger bots (with ``params``), one a seat, each with its own seed from
-    ``seed``. They share ``memo``: a station in danger recurs in rollout after rollout."""
-    bots = [PassengerBot((seed + s * 0x9E3779B9) & _MASK, **params) for s in range(seats)]
+    """A rollout's bots of the heuristic ``kind`` (with ``params``), one a seat, each with its
+    own seed from ``seed``. They share ``memo`` (one a kind): a station in danger recurs in
+    rollout after rollout."""
+    bots = [kind((seed + s * 0x9E3779B9) & _MASK, **params) for s in range(seats)]
     for bot in bots:
         bot.share_memo(memo)
     return list(bots)
@@ -128,7 +129,7 @@ KEEPS = ("industry", "layout", "draw")
 
 
 class SearchBot:
-    """Search bot: determinized rollouts with the ``passenger`` bot as rollout policy.
+    """Search bot: determinized rollouts with the ``passenger`` bot as rollout policy (by default).
 
     Strategy: see the module docstring. The prior's values order the candidates: in Local
     Operations and when making up a train they are the heuristic's own option values; in
@@ -140,7 +141,8 @@ class SearchBot:
 
     - ``prior`` ("passenger"): the heuristic asked for the candidates, whose choice stands
       unless a rollout beats it: ``passenger``, ``freight`` or ``dispatcher``. The rollouts are
-      played by the passenger bot whatever the prior (the fastest heuristic).
+      played by the passenger bot whatever the prior (the fastest heuristic), unless
+      ``rollout`` names another player.
 
     - ``rollouts`` (16): rollouts per decision, in all candidates together — the budget. It is
       spent in whole rounds (one rollout per candidate on one determinization), so a decision
@@ -191,11 +193,13 @@ class SearchBot:
     - ``w_net`` (0.15): with a network, the weight of its value in a cut-off score; the rest
       is the hand-made score above (``w_progress``, ``w_prospects``). 1 is the network alone.
     - ``rollout`` (""): who plays the rollouts. Empty: the passenger bot at every seat. A
-      policy file (``agents.policy``; ``"shipped"`` is the one in agents/data/): that trained
-      policy, its likeliest intent on each seat's own view, at the seats ``rollout_seats`` says.
-    - ``rollout_seats`` ("all"): with a ``rollout`` policy, ``all`` seats play it; ``own``: only
+      heuristic's name (``passenger``, ``freight`` or ``dispatcher``): that heuristic, fresh
+      bots each rollout with the guard below, at the seats ``rollout_seats`` says. A policy
+      file (``agents.policy``; ``"shipped"`` is the one in agents/data/): that trained policy,
+      its likeliest intent on each seat's own view, at the seats ``rollout_seats`` says.
+    - ``rollout_seats`` ("all"): with a ``rollout`` player, ``all`` seats play it; ``own``: only
       the searching seat, the passenger bot the others (opponents modelled as before).
-    - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout passenger bots' station guard,
+    - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout heuristics' station guard,
       their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
       out, and over how many Stages, when a station is in danger. The guard takes a third of
       a rollout's time in a 4-day game (docs/agents.md); fewer plans or Stages make rollouts
@@ -289,14 +293,17 @@ class SearchBot:
         # they keep nothing from one rollout to the next (and set up their encoders once)
         self._rollout_bots: list[PolicyBot] = []
         self.rollout_own_seat_only = merged["rollout_seats"] == "own"
-        if merged["rollout"]:
-            path = str(merged["rollout"])
-            net = load_policy(path)
-            self._rollout_bots = [PolicyBot.with_net(0, net, path) for _ in range(MAX_OFFICES)]
+        rollout = str(merged["rollout"])
+        self._rollout_kind = PRIORS.get(rollout or "passenger")  # None: a policy file
+        if self._rollout_kind is None:
+            net = load_policy(rollout)
+            self._rollout_bots = [PolicyBot.with_net(0, net, rollout) for _ in range(MAX_OFFICES)]
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
         self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32())
-        self._rollout_memo: dict[tuple[object, ...], Any] = {}  # shared by every rollout bot
+        # shared by every rollout bot of a kind (bots of one kind share a memo)
+        self._rollout_memo: dict[tuple[object, ...], Any] = {}
+        self._passenger_memo: dict[tuple[object, ...], Any] = {}
         self.rollout_guard = {
             "danger_plans": float(merged["guard_plans"]),
             "plan_stages": float(merged["guard_stages"]),
@@ -413,14 +420,16 @@ class SearchBot:
     def play_out(self, sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
         """Let the rollout bots (``rollout``) play every seat of ``sim`` until ``stop`` Stages
         have been played (or the game ends); the seat's score at the end."""
-        if not self._rollout_bots:
-            play_passengers(sim, stop, policy_seed, self._rollout_memo, **self.rollout_guard)
-        elif self.rollout_own_seat_only:
-            bots = passenger_bots(sim.n, policy_seed, self._rollout_memo, **self.rollout_guard)
-            bots[seat] = self._rollout_bots[seat]
-            play_until(sim, stop, bots)
+        guard = self.rollout_guard
+        if self._rollout_kind is not None:
+            bots = heuristic_bots(self._rollout_kind, sim.n, policy_seed, self._rollout_memo, **guard)
         else:
-            play_until(sim, stop, self._rollout_bots)
+            bots = list(self._rollout_bots)
+        if self.rollout_own_seat_only and self._rollout_kind is not PassengerBot:
+            own = bots[seat]
+            bots = heuristic_bots(PassengerBot, sim.n, policy_seed, self._passenger_memo, **guard)
+            bots[seat] = own
+        play_until(sim, stop, bots)
         return self.score(sim, seat, not sim.is_terminal())
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:

@@ -7,6 +7,7 @@ import pytest
 from conftest import new_state
 
 from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, seat_seed
+from agents.freight import FreightBot
 from agents.net import NetFileError
 from agents.passenger import PassengerBot
 from agents.policy import PolicyBot, PolicyFileError
@@ -340,6 +341,53 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {0, 1, 2}, "passenger": set()}
     else:
         assert moves == {"policy": {searcher}, "passenger": {0, 2}}
+
+
+@pytest.mark.parametrize("seats", ["all", "own"])
+def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_guard(
+    seats: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``rollout=freight``: the freight bot plays the rollouts, with the search's guard, at
+    every seat (``rollout_seats=all``) or at the searching seat alone, the passenger bot at the
+    others (``own``); a whole game stays legal and within the budget, and is the same for the
+    same seed. Random bots sit at the table and the prior is the dispatcher, so every freight
+    and plain passenger bot that decides is a rollout's."""
+    text = f"search:prior=dispatcher,rollouts=4,horizon=1,rollout=freight,rollout_seats={seats},guard_plans=2"
+    searcher = 1
+    moves: dict[type[Agent], set[int]] = {FreightBot: set(), PassengerBot: set()}
+    guards: set[float] = set()
+
+    def counted(cls: type[FreightBot | PassengerBot]) -> None:
+        choose = cls.choose
+
+        def choose_counted(bot: FreightBot | PassengerBot, view: SeatView) -> Intent:
+            if type(bot) is cls:  # the dispatcher prior is a kind of passenger bot
+                moves[cls].add(view.seat)
+                guards.add(bot.p("danger_plans"))
+            return choose(bot, view)
+
+        monkeypatch.setattr(cls, "choose", choose_counted)
+
+    counted(FreightBot)
+    counted(PassengerBot)
+
+    def game() -> tuple[list[Intent], list[tuple[Intent, int]], str]:
+        seed = 19
+        state = new_state(3, seed, days=1)
+        watched = Watched(search_bot(text, seat_seed(seed, searcher)))
+        agents: list[Agent] = [make_bot("random", seat_seed(seed, s)) for s in range(3)]
+        agents[searcher] = watched
+        log = play_game(state, agents)
+        assert state.is_terminal()
+        assert any(spent > 0 for _, spent in watched.log)
+        return log, watched.log, state.state_hash()
+
+    assert game() == game()
+    assert guards == {2.0}
+    if seats == "all":
+        assert moves == {FreightBot: {0, 1, 2}, PassengerBot: set()}
+    else:
+        assert moves == {FreightBot: {searcher}, PassengerBot: {0, 2}}
 
 
 @pytest.mark.parametrize(("text", "guard"), [("", (4.0, 2.0)), (",guard_plans=1,guard_stages=3", (1.0, 3.0))])

@@ -158,16 +158,19 @@ def test_registry_makes_bots_from_spec_text(first_bot: None) -> None:
 
 
 def test_a_label_gives_the_version_of_a_bot_a_parameter_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A search's play is its prior's too: a new version of the prior must not resume, or be
-    mixed with, the results of the old one under the same label."""
+    """A search's play is its prior's and its rollout heuristic's too: a new version of either
+    must not resume, or be mixed with, the results of the old one under the same label."""
     freight = REGISTRY["freight"]
     label = bot_label("search:prior=freight")
     assert f"(prior=freight@{freight.version}," in label
+    rolled = bot_label("search:rollout=freight")
+    assert f",rollout=freight@{freight.version}," in rolled and ",rollout=," in bot_label("search")
     assert bot_name("search:prior=freight,rollouts=32") == (
         f"search@{REGISTRY['search'].version}(prior=freight@{freight.version},rollouts=32)"
     )
     monkeypatch.setitem(REGISTRY, "freight", dataclasses.replace(freight, version=freight.version + 1))
     assert bot_label("search:prior=freight") != label
+    assert bot_label("search:rollout=freight") != rolled
     assert (
         "prior=passenger@" in bot_label("search")
         and bot_name("search") == f"search@{REGISTRY['search'].version}"
