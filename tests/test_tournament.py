@@ -8,6 +8,7 @@ import json
 import math
 import pickle
 import re
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from statistics import fmean, stdev
@@ -528,6 +529,33 @@ def test_a_game_failing_in_a_worker_is_reported_not_hung() -> None:
         run_all(tour.play_one, tasks, jobs=2)
     error = pickle.loads(pickle.dumps(IllegalIntent("R7.4", "no car fits")))
     assert (error.rule_id, error.message, str(error)) == ("R7.4", "no car fits", "[R7.4] no car fits")
+
+
+def wait_for_the_first(task: tuple[str, int]) -> int:
+    """Task 0 returns at once; any other waits (20 s at most: then it returns its number
+    negated) for the file the caller writes once task 0's result has come back."""
+    marker, number = task
+    deadline = time.monotonic() + 20
+    while number and not Path(marker).exists():
+        if time.monotonic() > deadline:
+            return -number
+        time.sleep(0.01)
+    return number
+
+
+def test_each_game_comes_back_as_it_finishes_not_with_a_batch(tmp_path: Path) -> None:
+    """The journal and the progress bar hear of a game when it ends: a worker's games are not
+    batched, or a batch of a search's slow games would hold every result back for minutes
+    and lose them all at a kill. Here every game but the first waits until the first's
+    result has reached the caller."""
+    marker = tmp_path / "first-is-back"
+
+    def arrived(number: int) -> None:
+        if number == 0:
+            marker.touch()
+
+    tasks = [(str(marker), number) for number in range(64)]
+    assert sorted(run_all(wait_for_the_first, tasks, jobs=2, on_result=arrived)) == list(range(64))
 
 
 def test_replays_folder_holds_each_games_replay(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -145,9 +145,11 @@ def run_all(
                 bar.update()
             return results
         processes = min(workers.jobs, len(tasks))
-        chunk = max(1, len(tasks) // (processes * 16))  # games take milliseconds: batch them
+        # One game a message: a chunk's results come back only when all of it is done, so a
+        # chunk of a search's games held back the journal and the progress bar for many
+        # minutes, all lost at a kill; a message costs far less than a game of any bot.
         with worker_pool(processes) as pool:
-            for result in pool.imap_unordered(_Guarded(play_one), tasks, chunksize=chunk):
+            for result in pool.imap_unordered(_Guarded(play_one), tasks):
                 take(_checked(result))
                 bar.update()
     return results
