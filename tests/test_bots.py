@@ -721,3 +721,25 @@ def test_the_station_guard_stops_at_the_first_safe_plan_and_chooses_as_if_it_rol
             seat = state.current_player()
             state.apply(players[seat].choose(state.view(seat)))
     assert 0 < rollouts["shortcut"] < rollouts["every plan"], rollouts
+
+
+@pytest.mark.parametrize("name", ["passenger", "freight", "dispatcher", "policy"])
+@pytest.mark.parametrize(("days", "rules"), [(2, {}), (3, {"overnight_yard": True})], ids=["2d", "3d oy"])
+def test_a_rollout_player_writes_nothing_to_a_view_that_shares_the_state(
+    name: str, days: int, rules: dict[str, bool]
+) -> None:
+    """A search's rollouts give their bots views that share the simulation's containers
+    (``SeatView.of_simulation``). At every decision of whole games each bot a rollout may
+    use leaves such a view's state as it was, and chooses what its twin (same seed) chooses
+    on a copied view."""
+    for seed in (47, 48):
+        state = new_state(3, seed, days=days, **rules)
+        on_copies = [make_bot(name, seat_seed(seed, s)) for s in range(3)]
+        on_shared = [make_bot(name, seat_seed(seed, s)) for s in range(3)]
+        while not state.is_terminal():
+            seat = state.current_player()
+            expected = on_copies[seat].choose(state.view(seat))
+            before = state.state_hash()
+            assert on_shared[seat].choose(SeatView.of_simulation(state, seat)) == expected
+            assert state.state_hash() == before
+            state.apply(expected)

@@ -177,6 +177,14 @@ def test_clone_copies_each_field_as_declared(field: Field) -> None:
             )
 
 
+@pytest.mark.parametrize("field", LAYOUT, ids=lambda f: f.name)
+def test_a_shallow_copy_holds_every_field_itself(field: Field) -> None:
+    """``shallow_copy`` (a rollout's views): every field is the original's own object."""
+    for original in sample()[::4]:
+        original.legal_intents()
+        assert value(original.shallow_copy(), field) is value(original, field)
+
+
 def test_copied_fields_hold_only_immutable_items() -> None:
     """COPIED means a shallow copy is enough: the container is the only mutable part (a
     random stream is one object)."""

@@ -66,6 +66,27 @@ def test_d_view_1_states_differing_only_in_hidden_cards_give_equal_views(
         assert a.choose(state.view(seat)) == b.choose(other.view(seat))
 
 
+@pytest.mark.parametrize(("offices", "seed", "steps"), CASES)
+def test_d_view_1_a_view_of_a_simulation_is_the_view_and_shares_the_board(
+    offices: int, seed: int, steps: int
+) -> None:
+    """``SeatView.of_simulation`` (a search's rollouts): equal to the copied view, every
+    hidden card as hidden, the board's containers the state's own, and building it leaves
+    the state as it was."""
+    state = _mid_game(offices, seed, steps)
+    before = state.state_hash()
+    for seat in range(offices):
+        shared = SeatView.of_simulation(state, seat)
+        assert shared == state.view(seat)
+        assert shared.board.stations is state.stations and shared.board.ledger is state.ledger
+        assert shared.hand == state.hands[seat] and shared.hand is not state.hands[seat]
+        assert shared.board.home_office == [HIDDEN] * len(state.home_office)
+        assert shared.board.rng.state == 0 and shared.board.events == []
+        with pytest.raises(TypeError, match="cannot be played"):
+            shared.board.legal_intents()
+    assert state.state_hash() == before and state.rules is not shared.board.rules
+
+
 def test_d_view_1_a_view_board_cannot_be_played() -> None:
     view = new_state(3, 4).view(0)
     with pytest.raises(TypeError, match="determinize"):
