@@ -301,6 +301,21 @@ def test_search_bot_network_and_rollout_policy_errors_are_clear(
     assert "\n" not in str(raised.value)
 
 
+def searched_game(
+    text: str, seed: int, searcher: int, table: str
+) -> tuple[list[Intent], list[tuple[Intent, int]], str]:
+    """A whole 1-day game of ``table`` bots with the search ``text`` at seat ``searcher``, which
+    rolls out at least once: its intents, the search's choices and rollouts, its final hash."""
+    state = new_state(3, seed, days=1)
+    watched = Watched(search_bot(text, seat_seed(seed, searcher)))
+    agents: list[Agent] = [make_bot(table, seat_seed(seed, s)) for s in range(3)]
+    agents[searcher] = watched
+    log = play_game(state, agents)
+    assert state.is_terminal()
+    assert any(spent > 0 for _, spent in watched.log)
+    return log, watched.log, state.state_hash()
+
+
 @pytest.mark.parametrize("seats", ["all", "own"])
 def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_the_policy(
     seats: str, monkeypatch: pytest.MonkeyPatch
@@ -325,18 +340,8 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
     counted(PolicyBot, "policy")
     counted(PassengerBot, "passenger")  # at this table only in rollouts
 
-    def game() -> tuple[list[Intent], list[tuple[Intent, int]], str]:
-        seed = 17
-        state = new_state(3, seed, days=1)
-        watched = Watched(search_bot(text, seat_seed(seed, searcher)))
-        agents: list[Agent] = [make_bot("freight", seat_seed(seed, s)) for s in range(3)]
-        agents[searcher] = watched
-        log = play_game(state, agents)
-        assert state.is_terminal()
-        assert any(spent > 0 for _, spent in watched.log)
-        return log, watched.log, state.state_hash()
-
-    assert game() == game()
+    game = (text, 17, searcher, "freight")
+    assert searched_game(*game) == searched_game(*game)
     if seats == "all":
         assert moves == {"policy": {0, 1, 2}, "passenger": set()}
     else:
@@ -371,18 +376,8 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
     counted(FreightBot)
     counted(PassengerBot)
 
-    def game() -> tuple[list[Intent], list[tuple[Intent, int]], str]:
-        seed = 19
-        state = new_state(3, seed, days=1)
-        watched = Watched(search_bot(text, seat_seed(seed, searcher)))
-        agents: list[Agent] = [make_bot("random", seat_seed(seed, s)) for s in range(3)]
-        agents[searcher] = watched
-        log = play_game(state, agents)
-        assert state.is_terminal()
-        assert any(spent > 0 for _, spent in watched.log)
-        return log, watched.log, state.state_hash()
-
-    assert game() == game()
+    game = (text, 19, searcher, "random")
+    assert searched_game(*game) == searched_game(*game)
     assert guards == {2.0}
     if seats == "all":
         assert moves == {FreightBot: {0, 1, 2}, PassengerBot: set()}
