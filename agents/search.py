@@ -129,6 +129,9 @@ PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot,
 # station, a card drawn
 KEEPS = ("industry", "layout", "draw")
 
+# where a ``rollout`` player plays: every seat, the searching seat alone, or the others
+ROLLOUT_SEATS = ("all", "own", "others")
+
 
 class SearchBot:
     """Search bot: determinized rollouts with the ``passenger`` bot as rollout policy (by default).
@@ -200,7 +203,8 @@ class SearchBot:
       file (``agents.policy``; ``"shipped"`` is the one in agents/data/): that trained policy,
       its likeliest intent on each seat's own view, at the seats ``rollout_seats`` says.
     - ``rollout_seats`` ("all"): with a ``rollout`` player, ``all`` seats play it; ``own``: only
-      the searching seat, the passenger bot the others (opponents modelled as before).
+      the searching seat, the passenger bot the others (opponents modelled as before);
+      ``others``: every seat but the searching one, the passenger bot that one.
     - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout heuristics' station guard,
       their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
       out, and over how many Stages, when a station is in danger. The guard takes a third of
@@ -265,8 +269,10 @@ class SearchBot:
             raise ValueError(
                 f"keep must be {', '.join(KEEPS)}, or several joined by '+': got {merged['keep']!r}"
             )
-        if merged["rollout_seats"] not in ("all", "own"):
-            raise ValueError(f"rollout_seats must be all or own, got {merged['rollout_seats']!r}")
+        if merged["rollout_seats"] not in ROLLOUT_SEATS:
+            raise ValueError(
+                f"rollout_seats must be {', '.join(ROLLOUT_SEATS)}, got {merged['rollout_seats']!r}"
+            )
         if (
             min(merged["horizon"], merged["seconds"], merged["halve"], merged["patience"], merged["w_win"])
             < 0
@@ -294,7 +300,7 @@ class SearchBot:
         # the rollout policy's bots, one a seat, reused: they take the likeliest intent, so
         # they keep nothing from one rollout to the next (and set up their encoders once)
         self._rollout_bots: list[PolicyBot] = []
-        self.rollout_own_seat_only = merged["rollout_seats"] == "own"
+        self.rollout_seats = str(merged["rollout_seats"])
         rollout = str(merged["rollout"])
         self._rollout_kind = PRIORS.get(rollout or "passenger")  # None: a policy file
         if self._rollout_kind is None:
@@ -427,10 +433,12 @@ class SearchBot:
             bots = heuristic_bots(self._rollout_kind, sim.n, policy_seed, self._rollout_memo, **guard)
         else:
             bots = list(self._rollout_bots)
-        if self.rollout_own_seat_only and self._rollout_kind is not PassengerBot:
-            own = bots[seat]
-            bots = heuristic_bots(PassengerBot, sim.n, policy_seed, self._passenger_memo, **guard)
-            bots[seat] = own
+        if self.rollout_seats != "all" and self._rollout_kind is not PassengerBot:
+            passengers = heuristic_bots(PassengerBot, sim.n, policy_seed, self._passenger_memo, **guard)
+            if self.rollout_seats == "own":
+                passengers[seat], bots = bots[seat], passengers
+            else:
+                bots[seat] = passengers[seat]
         play_until(sim, stop, bots)
         return self.score(sim, seat, not sim.is_terminal())
 

@@ -316,14 +316,14 @@ def searched_game(
     return log, watched.log, state.state_hash()
 
 
-@pytest.mark.parametrize("seats", ["all", "own"])
+@pytest.mark.parametrize("seats", ["all", "own", "others"])
 def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_the_policy(
     seats: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``rollout=shipped``: the shipped policy plays the rollouts, at every seat
-    (``rollout_seats=all``) or at the searching seat alone, the passenger bot at the others
-    (``own``); a whole 3-office game among freight bots stays legal and within the budget, and
-    is the same for the same seed."""
+    (``rollout_seats=all``), at the searching seat alone, the passenger bot at the others
+    (``own``), or the other way round (``others``); a whole 3-office game among freight bots
+    stays legal and within the budget, and is the same for the same seed."""
     text = f"search:prior=freight,rollouts=4,horizon=1,rollout=shipped,rollout_seats={seats}"
     searcher = 1
     moves = {"policy": set[int](), "passenger": set[int]()}  # the seats each rollout bot played
@@ -344,19 +344,21 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
     assert searched_game(*game) == searched_game(*game)
     if seats == "all":
         assert moves == {"policy": {0, 1, 2}, "passenger": set()}
-    else:
+    elif seats == "own":
         assert moves == {"policy": {searcher}, "passenger": {0, 2}}
+    else:
+        assert moves == {"policy": {0, 2}, "passenger": {searcher}}
 
 
-@pytest.mark.parametrize("seats", ["all", "own"])
+@pytest.mark.parametrize("seats", ["all", "own", "others"])
 def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_guard(
     seats: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``rollout=freight``: the freight bot plays the rollouts, with the search's guard, at
-    every seat (``rollout_seats=all``) or at the searching seat alone, the passenger bot at the
-    others (``own``); a whole game stays legal and within the budget, and is the same for the
-    same seed. Random bots sit at the table and the prior is the dispatcher, so every freight
-    and plain passenger bot that decides is a rollout's."""
+    every seat (``rollout_seats=all``), at the searching seat alone, the passenger bot at the
+    others (``own``), or the other way round (``others``); a whole game stays legal and within
+    the budget, and is the same for the same seed. Random bots sit at the table and the prior
+    is the dispatcher, so every freight and plain passenger bot that decides is a rollout's."""
     text = f"search:prior=dispatcher,rollouts=4,horizon=1,rollout=freight,rollout_seats={seats},guard_plans=2"
     searcher = 1
     moves: dict[type[Agent], set[int]] = {FreightBot: set(), PassengerBot: set()}
@@ -381,8 +383,10 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
     assert guards == {2.0}
     if seats == "all":
         assert moves == {FreightBot: {0, 1, 2}, PassengerBot: set()}
-    else:
+    elif seats == "own":
         assert moves == {FreightBot: {searcher}, PassengerBot: {0, 2}}
+    else:
+        assert moves == {FreightBot: {0, 2}, PassengerBot: {searcher}}
 
 
 @pytest.mark.parametrize(("text", "guard"), [("", (4.0, 2.0)), (",guard_plans=1,guard_stages=3", (1.0, 3.0))])
