@@ -238,7 +238,12 @@ class FreightBot(StationSafety):
     def placement_gain(self, view: SeatView, board: GameState, intent: PlaceCard) -> float:
         office = office_of(board, view.seat)
         before = self.layout(board, board.stations[office], office)
-        trial = view.determinize(self.rng)
+        # laying a card changes its station alone: a copy of that on the board, and the random
+        # stream moved on as the deal this once made moved it (the bot's later draws stay)
+        view.skip_determinize(self.rng)
+        trial = board.shallow_copy()
+        trial.stations = board.stations[:]
+        trial.stations[office] = board.stations[office].copy()
         place(trial, intent.card, intent.cell, intent.rotated, office)
         return self.layout(board, trial.stations[office], office) - before
 

@@ -37,6 +37,7 @@ from agents.common import (
     HeuristicBot,
     expected_visits,
     following_gap,
+    office_of,
     passive_intent,
     timetable_capacity,
 )
@@ -50,6 +51,7 @@ from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.catalogue import CardKind
 from sm_env.core.config import GameConfig, HouseRules
 from sm_env.core.engine import new_game
+from sm_env.core.grid import place
 from sm_env.core.intents import (
     AddCar,
     ChooseSwitch,
@@ -743,3 +745,36 @@ def test_a_rollout_player_writes_nothing_to_a_view_that_shares_the_state(
             assert on_shared[seat].choose(SeatView.of_simulation(state, seat)) == expected
             assert state.state_hash() == before
             state.apply(expected)
+
+
+@pytest.mark.parametrize(("days", "rules"), [(2, {}), (3, {"overnight_yard": True})], ids=["2d", "3d oy"])
+def test_the_freight_bots_placement_gain_is_a_whole_deals_and_leaves_its_stream_there(
+    days: int, rules: dict[str, bool]
+) -> None:
+    """``placement_gain`` lays the card on a copy of the station alone, moving the random
+    stream on as a deal would: at every call in whole games of freight bots it gives the gain
+    and leaves the stream where laying it on a whole dealt state (``view.determinize``) does."""
+    calls = 0
+
+    class Checked(FreightBot):
+        def placement_gain(self, view: SeatView, board: GameState, intent: PlaceCard) -> float:
+            nonlocal calls
+            calls += 1
+            reference_rng = self.rng.copy()
+            office = office_of(board, view.seat)
+            trial = view.determinize(reference_rng)
+            place(trial, intent.card, intent.cell, intent.rotated, office)
+            expected = self.layout(board, trial.stations[office], office) - self.layout(
+                board, board.stations[office], office
+            )
+            assert super().placement_gain(view, board, intent) == expected
+            assert self.rng.state == reference_rng.state
+            return expected
+
+    for seed in (49, 50):
+        state = new_state(3, seed, days=days, **rules)
+        players = [Checked(seat_seed(seed, s)) for s in range(3)]
+        while not state.is_terminal():
+            seat = state.current_player()
+            state.apply(players[seat].choose(state.view(seat)))
+    assert calls > 100

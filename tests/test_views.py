@@ -87,6 +87,19 @@ def test_d_view_1_a_view_of_a_simulation_is_the_view_and_shares_the_board(
     assert state.state_hash() == before and state.rules is not shared.board.rules
 
 
+@pytest.mark.parametrize(("offices", "seed", "steps"), CASES)
+def test_d_view_1_skip_determinize_moves_the_stream_as_a_deal_does(
+    offices: int, seed: int, steps: int
+) -> None:
+    state = _mid_game(offices, seed, steps)
+    for seat in range(offices):
+        view = state.view(seat)
+        dealt, skipped = Rng(seed * 7 + seat), Rng(seed * 7 + seat)
+        view.determinize(dealt)
+        view.skip_determinize(skipped)
+        assert skipped.state == dealt.state
+
+
 def test_d_view_1_a_view_board_cannot_be_played() -> None:
     view = new_state(3, 4).view(0)
     with pytest.raises(TypeError, match="determinize"):

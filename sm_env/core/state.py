@@ -534,6 +534,15 @@ class SeatView:
         """The hidden card copies, as a sorted list: the catalogue less what the seat sees."""
         return [card for card, count in enumerate(self.board.unseen_counts(self.seat)) for _ in range(count)]
 
+    def skip_determinize(self, rng: Rng) -> None:
+        """Move ``rng`` on exactly as ``determinize(rng)`` would, dealing nothing: for a bot that
+        needs no hidden card there but keeps its random stream where a deal would leave it."""
+        board = self.board
+        hidden = len(board.home_office) + sum(len(h) for s, h in enumerate(board.hands) if s != self.seat)
+        for i in range(hidden - 1, 0, -1):  # the shuffle's draws
+            rng.below(i + 1)
+        rng.next_u32()  # the dealt state's own stream
+
     def determinize(self, rng: Rng) -> GameState:
         """A full state consistent with the view: the unseen cards shuffled with ``rng`` and
         dealt to the other hands and the Home Office (their sizes as the view shows), and a
