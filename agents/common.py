@@ -12,7 +12,7 @@ switching plan, which is keyed by what the view shows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from agents.planning import Plan, StationScorer, plan_candidates, plan_switching, station_key
@@ -57,6 +57,7 @@ from sm_env.core import (
     eta,
     free_slot,
     moves_for_switch,
+    office_tier,
     porters,
     regions,
     start_line,
@@ -91,6 +92,22 @@ def coaches(consist: Iterable[int]) -> tuple[int, int, int]:
 def game_left(board: GameState) -> float:
     """Days of play left, counting the rest of today (1.0 = one whole day)."""
     return (board.config.days - board.day - 1) + (STAGES_PER_DAY - board.stage) / STAGES_PER_DAY
+
+
+def card_timing_facts(board: GameState, office: int) -> tuple[object, ...]:
+    """The public facts a heuristic's card values read besides the layouts (a memo key's part):
+    the office's tier, the time left, the timetable's slots, and the Mainline and Crew Trays
+    that set a train's travel and the timetable's capacity."""
+    return (
+        office,
+        office_tier(board, office),
+        board.day,
+        board.stage,
+        board.config.days,
+        tuple(board.timetable),
+        board.mainline,
+        len(board.trays),
+    )
 
 
 TIMETABLE_LOAD = 0.5  # the share of tray time a timetable may take; holds and Extras need the rest
@@ -621,11 +638,15 @@ class HeuristicBot:
         """Value of playing or laying a card now; <= 0 means keep it (or discard it)."""
         return -1.0
 
+    def play_values(self, view: SeatView, board: GameState, plays: Sequence[Intent]) -> list[float]:
+        """``play_value`` of each of ``plays``, in order (a bot may share work between them)."""
+        return [self.play_value(view, board, intent) for intent in plays]
+
     def card_play(self, view: SeatView, board: GameState, legal: list[Intent]) -> Intent:
         seat = view.seat
         plays = [i for i in legal if isinstance(i, PlayCard | PlaceCard | PlaceModifier)]
         if plays:
-            value, best = _best_pair([(self.play_value(view, board, i), i) for i in plays])
+            value, best = _best_pair(list(zip(self.play_values(view, board, plays), plays, strict=True)))
             if value > 0:
                 self.reason = f"playing it is worth {value:.2f} now"
                 return best

@@ -5,9 +5,10 @@ The strategy and its parameters are documented on the class.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
-from agents.common import Param, expected_visits, game_left, office_of
+from agents.common import Param, card_timing_facts, expected_visits, game_left, office_of
 from agents.planning import Plan, StationScorer, layout_value
 from agents.safety import StationSafety
 from sm_env.core import (
@@ -44,6 +45,9 @@ from sm_env.core import (
     porters,
     train_takes,
 )
+
+# a station's cards and industries, the promise of a free slot, the facilities' worth
+LayoutKey = tuple[tuple[object, ...], tuple[Cell, ...], float, tuple[tuple[int, float], ...]]
 
 
 class FreightBot(StationSafety):
@@ -168,12 +172,15 @@ class FreightBot(StationSafety):
                     values[card.index] = value
             return values
 
-        built = tuple(
+        found: dict[int, float] = self.memo(("facility values", office, self.laid(board)), compute)
+        return found
+
+    def laid(self, board: GameState) -> tuple[tuple[int, ...], ...]:
+        """The facility cards laid at each office (a memo key's part)."""
+        return tuple(
             tuple(sorted(st.grid[cell][0] for cell in st.boxes if cell != OFFICE_CELL))
             for st in board.stations
         )
-        found: dict[int, float] = self.memo(("facility values", office, built), compute)
-        return found
 
     def carriage(self, board: GameState) -> dict[int, float]:
         """For each car type, the share of the train cards that may carry it."""
@@ -215,47 +222,78 @@ class FreightBot(StationSafety):
         facilities = cat.of_kind(CardKind.FACILITY)
         return facilities[0] if facilities else EMPTY
 
-    def layout(self, board: GameState, station: Station, office: int) -> float:
+    def layout_key(self, board: GameState, station: Station, office: int) -> LayoutKey:
+        """What ``layout`` reads: the station's cards and industries, and the facilities' worth."""
         built = sum(1 for cell in station.boxes if cell != OFFICE_CELL)
         potential = self.p("potential") if built < self.p("max_facilities") else 0.0
-        values = self.facility_values(board, office)
-        key = (
-            "layout",
+        return (
             tuple(sorted(station.grid.items())),
             tuple(sorted(station.boxes)),
             potential,
-            tuple(sorted(values.items())),
+            tuple(sorted(self.facility_values(board, office).items())),
         )
+
+    def layout(self, board: GameState, station: Station, office: int) -> float:
+        key = self.layout_key(board, station, office)
+        _, _, potential, values = key
         value: float = self.memo(
-            key,
+            ("layout", *key),
             lambda: (
-                layout_value(board.catalogue, station, values, potential, self.probe_card(board))
+                layout_value(board.catalogue, station, dict(values), potential, self.probe_card(board))
                 + self.siding_value(board, station, self.p("w_siding"))
             ),
         )
         return value
 
-    def placement_gain(self, view: SeatView, board: GameState, intent: PlaceCard) -> float:
-        office = office_of(board, view.seat)
-        before = self.layout(board, board.stations[office], office)
-        # laying a card changes its station alone: a copy of that on the board, and the random
-        # stream moved on as the deal this once made moved it (the bot's later draws stay)
-        view.skip_determinize(self.rng)
-        trial = board.shallow_copy()
-        trial.stations = board.stations[:]
-        trial.stations[office] = board.stations[office].copy()
-        place(trial, intent.card, intent.cell, intent.rotated, office)
-        return self.layout(board, trial.stations[office], office) - before
+    def placement_gains(self, board: GameState, office: int) -> dict[tuple[int, Cell, bool], float]:
+        """The layout gain of each (card, cell, rotated) tried on the office's station as it
+        stands, kept while what ``layout`` reads stays the same."""
+        key = self.layout_key(board, board.stations[office], office)
+        gains: dict[tuple[int, Cell, bool], float] = self.memo(("placement gains", *key), dict)
+        return gains
 
-    def best_placement_gain(self, view: SeatView, board: GameState, card: int) -> float:
+    def placement_gain(
+        self,
+        view: SeatView,
+        board: GameState,
+        intent: PlaceCard,
+        gains: dict[tuple[int, Cell, bool], float] | None = None,
+    ) -> float:
+        """What laying the card adds to the layout; ``gains``: the ``placement_gains`` of the
+        board, for a caller trying many."""
+        office = office_of(board, view.seat)
+        # the random stream moves on as the deal the first version of this made moved it
+        # (the bot's later draws stay)
+        view.skip_determinize(self.rng)
+        if gains is None:
+            gains = self.placement_gains(board, office)
+        placement = (intent.card, intent.cell, intent.rotated)
+        gain = gains.get(placement)
+        if gain is None:
+            # laying a card changes its station alone: a copy of that on the board
+            trial = board.shallow_copy()
+            trial.stations = board.stations[:]
+            trial.stations[office] = board.stations[office].copy()
+            place(trial, intent.card, intent.cell, intent.rotated, office)
+            before = self.layout(board, board.stations[office], office)
+            gain = gains[placement] = self.layout(board, trial.stations[office], office) - before
+        return gain
+
+    def best_placement_gain(
+        self, view: SeatView, board: GameState, card: int, gains: dict[tuple[int, Cell, bool], float]
+    ) -> float:
         """The most a card could add to the layout now, laid where it helps most."""
-        options = placements_by_card(board, view.seat, (card,))[card]
-        gains = [
-            self.placement_gain(view, board, PlaceCard(view.seat, card, cell, rot)) for cell, rot in options
-        ]
-        return max(gains, default=0.0)
+        seat = view.seat
+        options = placements_by_card(board, seat, (card,))[card]
+        gains_there = (self.placement_gain(view, board, PlaceCard(seat, card, *o), gains) for o in options)
+        return max(gains_there, default=0.0)
 
     # ------------------------------------------------------------------ cards
+
+    def card_value_key(self, board: GameState, seat: int) -> tuple[object, ...] | None:
+        # its card values read the timing facts and the facilities laid at every office
+        # (its own count and car types, the others' network); never its track's layout
+        return ("card values", *card_timing_facts(board, office_of(board, seat)), self.laid(board))
 
     def card_value(self, board: GameState, seat: int, card: int) -> float:
         """A quick value (the layout is judged precisely only for cards it can see)."""
@@ -304,17 +342,32 @@ class FreightBot(StationSafety):
         self, view: SeatView, board: GameState, legal: list[Intent]
     ) -> list[tuple[float, Intent]]:
         out = []
+        gains = None
         for value, intent in super().draw_options(view, board, legal):
             if isinstance(intent, DrawDepartment):
                 card = board.departments[intent.department][-1]
                 if board.catalogue.cards[card].kind in (CardKind.TRACK, CardKind.FACILITY):
-                    value = max(0.0, self.best_placement_gain(view, board, card)) * self.p("w_layout")
+                    if gains is None:
+                        gains = self.placement_gains(board, office_of(board, view.seat))
+                    value = max(0.0, self.best_placement_gain(view, board, card, gains)) * self.p("w_layout")
             out.append((value, intent))
         return out
 
-    def play_value(self, view: SeatView, board: GameState, intent: Intent) -> float:
+    def play_values(self, view: SeatView, board: GameState, plays: Sequence[Intent]) -> list[float]:
+        if not any(isinstance(intent, PlaceCard) for intent in plays):
+            return [self.play_value(view, board, intent) for intent in plays]
+        gains = self.placement_gains(board, office_of(board, view.seat))
+        return [self.play_value(view, board, intent, gains) for intent in plays]
+
+    def play_value(
+        self,
+        view: SeatView,
+        board: GameState,
+        intent: Intent,
+        gains: dict[tuple[int, Cell, bool], float] | None = None,
+    ) -> float:
         if isinstance(intent, PlaceCard):
-            gain = self.placement_gain(view, board, intent) * self.p("w_layout")
+            gain = self.placement_gain(view, board, intent, gains) * self.p("w_layout")
             return gain if gain > 0.05 else -1.0
         if isinstance(intent, PlaceModifier):
             return self.card_value(board, view.seat, intent.card)

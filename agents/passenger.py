@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agents.common import Param, coaches, expected_visits, game_left, office_of
+from agents.common import Param, card_timing_facts, coaches, expected_visits, game_left, office_of
 from agents.safety import StationSafety
 from sm_env.core import (
     CABOOSE,
@@ -119,20 +119,7 @@ class PassengerBot(StationSafety):
         return 0.0
 
     def card_value_key(self, board: GameState, seat: int) -> tuple[object, ...] | None:
-        # what card_value reads: the office's tier, the time left, the timetable's slots, and
-        # the Mainline and Crew Trays that set a train's travel and the timetable's capacity
-        office = office_of(board, seat)
-        return (
-            "card values",
-            office,
-            office_tier(board, office),
-            board.day,
-            board.stage,
-            board.config.days,
-            tuple(board.timetable),
-            board.mainline,
-            len(board.trays),
-        )
+        return ("card values", *card_timing_facts(board, office_of(board, seat)))
 
     def upgrade_value(self, board: GameState, seat: int, tier: int) -> float:
         current = office_tier(board, office_of(board, seat))

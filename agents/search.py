@@ -398,10 +398,10 @@ class SearchBot:
         values: dict[Intent, float] = {}
         if view.board.phase is Phase.CARD_PLAY:
             board = view.board
+            plays = [i for i in legal if isinstance(i, PlayCard | PlaceCard | PlaceModifier)]
+            values = dict(zip(plays, prior.play_values(view, board, plays), strict=True))
             for intent in legal:
-                if isinstance(intent, PlayCard | PlaceCard | PlaceModifier):
-                    values[intent] = prior.play_value(view, board, intent)
-                elif isinstance(intent, Discard):
+                if isinstance(intent, Discard):
                     values[intent] = -prior.card_value(board, view.seat, intent.card) - 0.5
                 elif isinstance(intent, EndTurn):
                     values[intent] = 0.0

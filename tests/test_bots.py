@@ -46,7 +46,7 @@ from agents.freight import FreightBot
 from agents.passenger import PassengerBot
 from agents.planning import Plan, StationScorer, distances_from, distances_to, plan_switching
 from agents.search import follow_plan, play_passengers
-from sm_env.core import eta, move_graph
+from sm_env.core import Cell, eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.catalogue import CardKind
 from sm_env.core.config import GameConfig, HouseRules
@@ -642,19 +642,21 @@ def test_heuristic_bots_say_why_in_a_line(name: str) -> None:
     assert getattr(make_bot("random", 1), "reason", None) is None
 
 
+@pytest.mark.parametrize("kind", [PassengerBot, FreightBot])
 @pytest.mark.parametrize(
     ("offices", "days", "rules"), [(3, 2, {}), (6, 2, {"overnight_yard": True}), (2, 4, {})]
 )
-def test_a_passenger_bots_kept_card_values_are_what_it_works_out_afresh(
-    offices: int, days: int, rules: dict[str, bool]
+def test_a_bots_kept_card_values_are_what_it_works_out_afresh(
+    kind: type[HeuristicBot], offices: int, days: int, rules: dict[str, bool]
 ) -> None:
     """``card_values`` keeps a seat's card values while the facts of ``card_value_key`` stay
-    the same (rollout bots share them through their memo): at every decision of whole games,
-    every value kept from an earlier board with the same key is the one ``card_value`` gives
-    now, for every seat (a key missing the office's tier, the Stage or the timetable fails)."""
+    the same (rollout bots share them through their memo): at every decision of whole games
+    of that kind of bot, every value kept from an earlier board with the same key is the one
+    ``card_value`` gives now, for every seat (a key missing the office's tier, the Stage, the
+    timetable or, for the freight bot, the facilities laid at any office fails)."""
     state = new_state(offices, 41, days=days, **rules)
-    players = [PassengerBot(seat_seed(41, s)) for s in range(offices)]
-    probe = PassengerBot(5)
+    players = [kind(seat_seed(41, s)) for s in range(offices)]
+    probe = kind(5)
     checked = 0
     while not state.is_terminal():
         for seat in range(offices):
@@ -752,12 +754,19 @@ def test_the_freight_bots_placement_gain_is_a_whole_deals_and_leaves_its_stream_
     days: int, rules: dict[str, bool]
 ) -> None:
     """``placement_gain`` lays the card on a copy of the station alone, moving the random
-    stream on as a deal would: at every call in whole games of freight bots it gives the gain
-    and leaves the stream where laying it on a whole dealt state (``view.determinize``) does."""
+    stream on as a deal would, and keeps the gains of a station (``placement_gains``): at every
+    call in whole games of freight bots it gives the gain and leaves the stream where laying
+    it on a whole dealt state (``view.determinize``) does."""
     calls = 0
 
     class Checked(FreightBot):
-        def placement_gain(self, view: SeatView, board: GameState, intent: PlaceCard) -> float:
+        def placement_gain(
+            self,
+            view: SeatView,
+            board: GameState,
+            intent: PlaceCard,
+            gains: dict[tuple[int, Cell, bool], float] | None = None,
+        ) -> float:
             nonlocal calls
             calls += 1
             reference_rng = self.rng.copy()
@@ -767,7 +776,7 @@ def test_the_freight_bots_placement_gain_is_a_whole_deals_and_leaves_its_stream_
             expected = self.layout(board, trial.stations[office], office) - self.layout(
                 board, board.stations[office], office
             )
-            assert super().placement_gain(view, board, intent) == expected
+            assert super().placement_gain(view, board, intent, gains) == expected
             assert self.rng.state == reference_rng.state
             return expected
 
