@@ -33,7 +33,7 @@ from contextlib import nullcontext
 from typing import Any, ClassVar
 
 from agents.base import Agent
-from agents.common import HeuristicBot, cargo_progress
+from agents.common import HeuristicBot, cargo_progress, office_of
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread, win_shares
@@ -43,6 +43,7 @@ from agents.policy import PolicyBot, load_policy
 from agents.safety import StationSafety
 from sm_env.core import (
     MAX_OFFICES,
+    OFFICE_CELL,
     CardKind,
     Discard,
     DrawDepartment,
@@ -87,6 +88,11 @@ def heuristic_bots(
     return list(bots)
 
 
+def has_industry(board: GameState, seat: int) -> bool:
+    """Has the seat an industry (a facility card) laid at its station?"""
+    return any(cell != OFFICE_CELL for cell in board.stations[office_of(board, seat)].boxes)
+
+
 def play_until(sim: GameState, stop: int, bots: Sequence[Agent]) -> None:
     """``bots[seat]`` decides for each seat, on its own view, until ``stop`` Stages have been
     played or the game ends. The views share the simulation's containers (the rollout bots
@@ -129,8 +135,9 @@ PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot,
 # station, a card drawn
 KEEPS = ("industry", "layout", "draw")
 
-# where a ``rollout`` player plays: every seat, the searching seat alone, or the others
-ROLLOUT_SEATS = ("all", "own", "others")
+# where a ``rollout`` player plays: every seat, the searching seat alone, the others, or the
+# others whose stations show an industry
+ROLLOUT_SEATS = ("all", "own", "others", "builders")
 
 
 class SearchBot:
@@ -204,7 +211,9 @@ class SearchBot:
       its likeliest intent on each seat's own view, at the seats ``rollout_seats`` says.
     - ``rollout_seats`` ("all"): with a ``rollout`` player, ``all`` seats play it; ``own``: only
       the searching seat, the passenger bot the others (opponents modelled as before);
-      ``others``: every seat but the searching one, the passenger bot that one.
+      ``others``: every seat but the searching one, the passenger bot that one; ``builders``:
+      the other seats whose stations have an industry laid (public: a seat that builds
+      industries plays freight), the passenger bot the rest.
     - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout heuristics' station guard,
       their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
       out, and over how many Stages, when a station is in danger. The guard takes a third of
@@ -428,19 +437,27 @@ class SearchBot:
     def play_out(self, sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
         """Let the rollout bots (``rollout``) play every seat of ``sim`` until ``stop`` Stages
         have been played (or the game ends); the seat's score at the end."""
+        play_until(sim, stop, self.rollout_players(sim, seat, policy_seed))
+        return self.score(sim, seat, not sim.is_terminal())
+
+    def rollout_players(self, sim: GameState, seat: int, policy_seed: int) -> list[Agent]:
+        """A rollout's player at each seat of ``sim``: the ``rollout`` player where
+        ``rollout_seats`` puts it, the passenger bot elsewhere."""
         guard = self.rollout_guard
         if self._rollout_kind is not None:
             bots = heuristic_bots(self._rollout_kind, sim.n, policy_seed, self._rollout_memo, **guard)
         else:
             bots = list(self._rollout_bots)
-        if self.rollout_seats != "all" and self._rollout_kind is not PassengerBot:
-            passengers = heuristic_bots(PassengerBot, sim.n, policy_seed, self._passenger_memo, **guard)
-            if self.rollout_seats == "own":
-                passengers[seat], bots = bots[seat], passengers
-            else:
-                bots[seat] = passengers[seat]
-        play_until(sim, stop, bots)
-        return self.score(sim, seat, not sim.is_terminal())
+        if self.rollout_seats == "all" or self._rollout_kind is PassengerBot:
+            return bots
+        passengers = heuristic_bots(PassengerBot, sim.n, policy_seed, self._passenger_memo, **guard)
+        if self.rollout_seats == "own":
+            passengers[seat] = bots[seat]
+            return passengers
+        if self.rollout_seats == "builders":
+            return [bots[s] if s != seat and has_industry(sim, s) else passengers[s] for s in range(sim.n)]
+        bots[seat] = passengers[seat]
+        return bots
 
     def score(self, state: GameState, seat: int, cut: bool) -> float:
         """The seat's revenue (co-op: the team's), less ``rival`` times the best opponent's;

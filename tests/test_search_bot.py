@@ -14,6 +14,7 @@ from agents.policy import PolicyBot, PolicyFileError
 from agents.search import SearchBot
 from sm_env.core.catalogue import CardKind
 from sm_env.core.intents import DrawDepartment, DrawHomeOffice, Intent, PlaceCard
+from sm_env.core.pieces import OFFICE_CELL
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, SeatView
 
@@ -350,7 +351,7 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {0, 2}, "passenger": {searcher}}
 
 
-@pytest.mark.parametrize("seats", ["all", "own", "others"])
+@pytest.mark.parametrize("seats", ["all", "own", "others", "builders"])
 def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_guard(
     seats: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -358,7 +359,8 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
     every seat (``rollout_seats=all``), at the searching seat alone, the passenger bot at the
     others (``own``), or the other way round (``others``); a whole game stays legal and within
     the budget, and is the same for the same seed. Random bots sit at the table and the prior
-    is the dispatcher, so every freight and plain passenger bot that decides is a rollout's."""
+    is the dispatcher, so every freight and plain passenger bot that decides is a rollout's.
+    With ``builders`` the freight bot plays only other seats (which, the next test)."""
     text = f"search:prior=dispatcher,rollouts=4,horizon=1,rollout=freight,rollout_seats={seats},guard_plans=2"
     searcher = 1
     moves: dict[type[Agent], set[int]] = {FreightBot: set(), PassengerBot: set()}
@@ -385,8 +387,32 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
         assert moves == {FreightBot: {0, 1, 2}, PassengerBot: set()}
     elif seats == "own":
         assert moves == {FreightBot: {searcher}, PassengerBot: {0, 2}}
-    else:
+    elif seats == "others":
         assert moves == {FreightBot: {0, 2}, PassengerBot: {searcher}}
+    else:
+        assert moves[FreightBot] <= {0, 2} and searcher in moves[PassengerBot]
+
+
+@pytest.mark.parametrize("rollout", ["freight", "shipped"])
+def test_builders_rollouts_model_the_other_seats_that_have_laid_an_industry(rollout: str) -> None:
+    """``rollout_seats=builders``: at every decision of a whole game of freight bots, the
+    ``rollout`` player (a heuristic or a policy) plays each other seat whose station has an
+    industry laid, the passenger bot the searching seat and the seats without one."""
+    seed, searcher = 25, 1
+    state = new_state(3, seed, days=2)
+    bot = search_bot(f"search:rollout={rollout},rollout_seats=builders", 5)
+    rolled = FreightBot if rollout == "freight" else PolicyBot
+    table = [FreightBot(seat_seed(seed, s)) for s in range(3)]
+    seen = set()
+    while not state.is_terminal():
+        stations = [state.stations[state.office_of_seat[s]] for s in range(3)]
+        built = tuple(any(cell != OFFICE_CELL for cell in station.boxes) for station in stations)
+        expected = [rolled if s != searcher and built[s] else PassengerBot for s in range(3)]
+        assert [type(player) for player in bot.rollout_players(state, searcher, 7)] == expected
+        seen.add(built)
+        seat = state.current_player()
+        state.apply(table[seat].choose(state.view(seat)))
+    assert (False, False, False) in seen and any(b[0] != b[2] for b in seen) and any(b[1] for b in seen)
 
 
 @pytest.mark.parametrize(("text", "guard"), [("", (4.0, 2.0)), (",guard_plans=1,guard_stages=3", (1.0, 3.0))])
