@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from experiments.arena.journal import Journal, JournalError, journal_path
+from experiments.arena.parallel import worker_pool
 from experiments.cli import main
 from sm_env.core import load_replay
 
@@ -291,6 +292,20 @@ def test_pool_workers_exit_when_their_tournament_alone_is_killed(tmp_path: Path)
     finally:
         with contextlib.suppress(ProcessLookupError):  # whatever is left, should the test fail
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+@NEEDS_PROC_CHILDREN
+def test_pool_workers_ignore_ctrl_c_from_birth() -> None:
+    """A pool's workers ignore SIGINT from the moment they start, before their imports and
+    their initializer (a Ctrl-C pressed as a run starts printed a worker's import traceback),
+    and the caller's own handler is back once they are spawned."""
+    handler = signal.getsignal(signal.SIGINT)
+    with worker_pool(2) as pool:
+        for worker in pool._pool:  # read at once: they are still starting Python
+            status = Path(f"/proc/{worker.pid}/status").read_text().splitlines()
+            ignored = int(next(line.split()[1] for line in status if line.startswith("SigIgn:")), 16)
+            assert ignored >> (signal.SIGINT - 1) & 1, worker.pid
+    assert signal.getsignal(signal.SIGINT) is handler
 
 
 @NEEDS_PROC_CHILDREN

@@ -173,10 +173,17 @@ def _set_up_worker(parent: int) -> None:
 
 def worker_pool(processes: int) -> multiprocessing.pool.Pool:
     """A pool of ``processes`` spawned workers (they share nothing with the caller) that leave
-    Ctrl-C to the caller and exit when it dies."""
-    return multiprocessing.get_context("spawn").Pool(
-        processes, initializer=_set_up_worker, initargs=(os.getpid(),)
-    )
+    Ctrl-C to the caller and exit when it dies. They ignore it from birth: the caller ignores
+    it while it spawns them, and an ignored signal stays ignored through exec and Python's
+    start, so a Ctrl-C while a worker still imports prints no traceback either (the
+    initializer runs only after the imports)."""
+    caller_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return multiprocessing.get_context("spawn").Pool(
+            processes, initializer=_set_up_worker, initargs=(os.getpid(),)
+        )
+    finally:
+        signal.signal(signal.SIGINT, caller_handler)
 
 
 def _play_batch(play_one: Callable[[Task], Result], batch: Sequence[Task]) -> list[Result | _Failure]:
