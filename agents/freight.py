@@ -48,6 +48,8 @@ from sm_env.core import (
 
 # a station's cards and industries, the promise of a free slot, the facilities' worth
 LayoutKey = tuple[tuple[object, ...], tuple[Cell, ...], float, tuple[tuple[int, float], ...]]
+# the layout gain of each (card, cell, rotated) tried on one station
+PlacementGains = dict[tuple[int, Cell, bool], float]
 
 
 class FreightBot(StationSafety):
@@ -245,11 +247,11 @@ class FreightBot(StationSafety):
         )
         return value
 
-    def placement_gains(self, board: GameState, office: int) -> dict[tuple[int, Cell, bool], float]:
+    def placement_gains(self, board: GameState, office: int) -> PlacementGains:
         """The layout gain of each (card, cell, rotated) tried on the office's station as it
         stands, kept while what ``layout`` reads stays the same."""
         key = self.layout_key(board, board.stations[office], office)
-        gains: dict[tuple[int, Cell, bool], float] = self.memo(("placement gains", *key), dict)
+        gains: PlacementGains = self.memo(("placement gains", *key), dict)
         return gains
 
     def placement_gain(
@@ -257,7 +259,7 @@ class FreightBot(StationSafety):
         view: SeatView,
         board: GameState,
         intent: PlaceCard,
-        gains: dict[tuple[int, Cell, bool], float] | None = None,
+        gains: PlacementGains | None = None,
     ) -> float:
         """What laying the card adds to the layout; ``gains``: the ``placement_gains`` of the
         board, for a caller trying many."""
@@ -280,7 +282,7 @@ class FreightBot(StationSafety):
         return gain
 
     def best_placement_gain(
-        self, view: SeatView, board: GameState, card: int, gains: dict[tuple[int, Cell, bool], float]
+        self, view: SeatView, board: GameState, card: int, gains: PlacementGains
     ) -> float:
         """The most a card could add to the layout now, laid where it helps most."""
         seat = view.seat
@@ -354,9 +356,8 @@ class FreightBot(StationSafety):
         return out
 
     def play_values(self, view: SeatView, board: GameState, plays: Sequence[Intent]) -> list[float]:
-        if not any(isinstance(intent, PlaceCard) for intent in plays):
-            return [self.play_value(view, board, intent) for intent in plays]
-        gains = self.placement_gains(board, office_of(board, view.seat))
+        places = any(isinstance(intent, PlaceCard) for intent in plays)
+        gains = self.placement_gains(board, office_of(board, view.seat)) if places else None
         return [self.play_value(view, board, intent, gains) for intent in plays]
 
     def play_value(
@@ -364,7 +365,7 @@ class FreightBot(StationSafety):
         view: SeatView,
         board: GameState,
         intent: Intent,
-        gains: dict[tuple[int, Cell, bool], float] | None = None,
+        gains: PlacementGains | None = None,
     ) -> float:
         if isinstance(intent, PlaceCard):
             gain = self.placement_gain(view, board, intent, gains) * self.p("w_layout")
@@ -528,4 +529,4 @@ class FreightBot(StationSafety):
         return best
 
 
-__all__ = ["FreightBot"]
+__all__ = ["FreightBot", "PlacementGains"]

@@ -42,11 +42,11 @@ from agents.common import (
     timetable_capacity,
 )
 from agents.dispatcher import DispatcherBot
-from agents.freight import FreightBot
+from agents.freight import FreightBot, PlacementGains
 from agents.passenger import PassengerBot
 from agents.planning import Plan, StationScorer, distances_from, distances_to, plan_switching
 from agents.search import follow_plan, play_passengers
-from sm_env.core import Cell, eta, move_graph
+from sm_env.core import eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.catalogue import CardKind
 from sm_env.core.config import GameConfig, HouseRules
@@ -765,7 +765,7 @@ def test_the_freight_bots_placement_gain_is_a_whole_deals_and_leaves_its_stream_
             view: SeatView,
             board: GameState,
             intent: PlaceCard,
-            gains: dict[tuple[int, Cell, bool], float] | None = None,
+            gains: PlacementGains | None = None,
         ) -> float:
             nonlocal calls
             calls += 1
