@@ -2,8 +2,8 @@
 # (install with the training and dev tools and Debian's chromium, then lint, type-check and run the tests).
 # `make test-compiled` builds the hot modules with mypyc into a wheel installed apart, in
 # build/compiled, and runs on that build tests/test_compiled.py (which holds it to this checkout's
-# sources) and the copy and editing tests (CI runs it after `make test`). A compiled build is never
-# made in place (build_backend.py).
+# sources), the random stream's tests (its native-int skip) and the copy and editing tests (CI
+# runs it after `make test`). A compiled build is never made in place (build_backend.py).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -52,7 +52,7 @@ screenshots: $(DEV_STAMP) browser
 test-compiled: $(DEV_STAMP)
 	rm -rf build/compiled
 	SM_ENV_COMPILE=1 $(BIN)/python -m pip install --quiet --no-deps --target build/compiled .
-	PYTHONPATH=$(CURDIR)/build/compiled $(BIN)/pytest tests/test_compiled.py tests/test_env_copies.py tests/test_editing.py
+	PYTHONPATH=$(CURDIR)/build/compiled $(BIN)/pytest tests/test_compiled.py tests/test_rng.py tests/test_env_copies.py tests/test_editing.py
 
 # RLlib pins its own Gymnasium: its trainer (`train --algo rllib-ppo`) is tested in a venv of its
 # own, with the envs' tests (SB3's checks of them too) on that Gymnasium (CI runs it after `make test`).

@@ -1,5 +1,6 @@
 """The one random stream (C-rng.1): mulberry32 checked against an independent reference,
-unbiased bounded draws, the D12, Fisher-Yates shuffles, copies and seed validation."""
+unbiased bounded draws, the D12, Fisher-Yates shuffles and skipping one, copies and seed
+validation."""
 
 from __future__ import annotations
 
@@ -159,6 +160,39 @@ def test_c_rng_1_shuffle_is_a_deterministic_fisher_yates_permutation(seed: int, 
     assert sorted(first) == sorted(items)
     assert first == second == ref_items
     assert rng.state == ref.a
+
+
+# A state whose next draw is 2**32 - 1, which ``below(n)`` rejects for every n but a power of
+# two: found by computing the first draw of all 2**32 states (numpy, about two minutes)
+REJECTED_DRAW_STATE = 1080371100
+
+
+def rejecting_shuffle_seed(n: int, at: int) -> int:
+    """A seed whose shuffle of ``n`` items draws ``REJECTED_DRAW_STATE``'s value at ``below(at)``
+    (draws run from ``below(n)`` down, so that draw is the (n - at + 1)th)."""
+    return (REJECTED_DRAW_STATE - (n - at + 1) * 0x6D2B79F5) % 2**32
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 120))
+def test_c_rng_1_skip_shuffle_moves_the_stream_as_a_shuffle_does(seed: int, n: int) -> None:
+    """``skip_shuffle(n)`` leaves the stream where shuffling ``n`` items leaves it."""
+    shuffled, skipped = Rng(seed), Rng(seed)
+    shuffled.shuffle(list(range(n)))
+    skipped.skip_shuffle(n)
+    assert skipped.state == shuffled.state
+
+
+def test_c_rng_1_skip_shuffle_redraws_where_below_rejects() -> None:
+    """A rejected draw (``below``'s redraw) is skipped as the shuffle takes it: one draw more."""
+    n = 60
+    seed = rejecting_shuffle_seed(n, at=3)
+    shuffled, skipped = Rng(seed), Rng(seed)
+    shuffled.shuffle(list(range(n)))
+    skipped.skip_shuffle(n)
+    draws = (shuffled.state - seed) * pow(0x6D2B79F5, -1, 2**32) % 2**32
+    assert draws == n  # n - 1 draws of the shuffle and one redraw
+    assert skipped.state == shuffled.state
 
 
 def test_c_rng_1_shuffle_of_short_lists_draws_nothing() -> None:

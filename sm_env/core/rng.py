@@ -5,7 +5,12 @@ Python, passes the usual statistical batteries well enough for dice and shuffles
 whole state is one int, so cloning a game copies it for free.
 """
 
-from typing import Any, Protocol, TypeVar
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64  # mypyc's native 64-bit int; a plain int when interpreted
 
 _MASK = 0xFFFFFFFF
 _T = TypeVar("_T")
@@ -17,7 +22,7 @@ class Chance(Protocol):
     @property
     def state(self) -> int: ...
 
-    def copy(self) -> "Chance": ...
+    def copy(self) -> Chance: ...
 
     def d12(self) -> int: ...
 
@@ -35,10 +40,10 @@ class Rng:
             raise ValueError(f"seed must be an integer in 0..{_MASK}, got {seed!r}")
         self.state = seed
 
-    def copy(self) -> "Rng":
+    def copy(self) -> Rng:
         return Rng(self.state)
 
-    def __reduce__(self) -> tuple[type["Rng"], tuple[int]]:
+    def __reduce__(self) -> tuple[type[Rng], tuple[int]]:
         return (Rng, (self.state,))  # copies and pickles (the compiled class too)
 
     def next_u32(self) -> int:
@@ -69,3 +74,22 @@ class Rng:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
+
+    def skip_shuffle(self, n: int) -> None:
+        """Move on exactly as ``shuffle`` of ``n`` items would: its draws (``below(i)`` for i
+        from n down to 2), none of its swaps. ``below``'s steps, inlined on native ints: the
+        compiled build multiplies in 64 bits, wrapping (CPython builds C with -fwrapv), and
+        keeps the low 32 bits as the exact product does here, 100 times faster than ``below``
+        (the freight bot moves its stream on so at every placement it tries)."""
+        state: i64 = self.state
+        i: i64
+        for i in range(n, 1, -1):
+            limit: i64 = 0x100000000 - 0x100000000 % i
+            z: i64
+            while True:
+                state = (state + 0x6D2B79F5) & 0xFFFFFFFF
+                z = ((state ^ (state >> 15)) * (state | 1)) & 0xFFFFFFFF
+                z ^= (z + ((z ^ (z >> 7)) * (z | 61))) & 0xFFFFFFFF
+                if (z ^ (z >> 14)) & 0xFFFFFFFF < limit:
+                    break
+        self.state = state
