@@ -93,6 +93,13 @@ def has_industry(board: GameState, seat: int) -> bool:
     return any(cell != OFFICE_CELL for cell in board.stations[office_of(board, seat)].boxes)
 
 
+def has_extended_running_track(board: GameState, seat: int) -> bool:
+    """Has the seat laid a card into its Running Track (row 0 longer than the setup's Limits,
+    Whistle Post and Limits)? A turnout there is where sidings to industries start."""
+    grid = board.stations[office_of(board, seat)].grid
+    return sum(1 for row, _ in grid if row == 0) > SETUP_RUNNING_TRACK
+
+
 def play_until(sim: GameState, stop: int, bots: Sequence[Agent]) -> None:
     """``bots[seat]`` decides for each seat, on its own view, until ``stop`` Stages have been
     played or the game ends. The views share the simulation's containers (the rollout bots
@@ -135,9 +142,10 @@ PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot,
 # station, a card drawn
 KEEPS = ("industry", "layout", "draw")
 
-# where a ``rollout`` player plays: every seat, the searching seat alone, the others, or the
-# others whose stations show an industry
-ROLLOUT_SEATS = ("all", "own", "others", "builders")
+# where a ``rollout`` player plays: every seat, the searching seat alone, the others, the
+# others whose stations show an industry, or those that show an industry or a longer Running Track
+ROLLOUT_SEATS = ("all", "own", "others", "builders", "track")
+SETUP_RUNNING_TRACK = 3  # R4.1: a Whistle Post between two Limits
 
 
 class SearchBot:
@@ -213,7 +221,9 @@ class SearchBot:
       the searching seat, the passenger bot the others (opponents modelled as before);
       ``others``: every seat but the searching one, the passenger bot that one; ``builders``:
       the other seats whose stations have an industry laid (public: a seat that builds
-      industries plays freight), the passenger bot the rest.
+      industries plays freight), the passenger bot the rest; ``track``: the other seats that
+      have laid an industry or a card into their Running Track (public, and seen from a freight
+      player's first Stages, as an industry often is not), the passenger bot the rest.
     - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout heuristics' station guard,
       their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
       out, and over how many Stages, when a station is in danger. The guard takes a third of
@@ -456,6 +466,13 @@ class SearchBot:
             return passengers
         if self.rollout_seats == "builders":
             return [bots[s] if s != seat and has_industry(sim, s) else passengers[s] for s in range(sim.n)]
+        if self.rollout_seats == "track":
+            return [
+                bots[s]
+                if s != seat and (has_industry(sim, s) or has_extended_running_track(sim, s))
+                else passengers[s]
+                for s in range(sim.n)
+            ]
         bots[seat] = passengers[seat]
         return bots
 
