@@ -143,8 +143,9 @@ PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot,
 KEEPS = ("industry", "layout", "draw")
 
 # where a ``rollout`` player plays: every seat, the searching seat alone, the others, the
-# others whose stations show an industry, or those that show an industry or a longer Running Track
-ROLLOUT_SEATS = ("all", "own", "others", "builders", "track")
+# others whose stations show an industry, those that show an industry or a longer Running Track,
+# or, that, and every other seat in the game's first Stage
+ROLLOUT_SEATS = ("all", "own", "others", "builders", "track", "opening")
 SETUP_RUNNING_TRACK = 3  # R4.1: a Whistle Post between two Limits
 
 
@@ -223,7 +224,9 @@ class SearchBot:
       the other seats whose stations have an industry laid (public: a seat that builds
       industries plays freight), the passenger bot the rest; ``track``: the other seats that
       have laid an industry or a card into their Running Track (public, and seen from a freight
-      player's first Stages, as an industry often is not), the passenger bot the rest.
+      player's first Stages, as an industry often is not), the passenger bot the rest;
+      ``opening``: as ``track``, and every other seat in the game's first Stage, before most
+      seats have shown anything.
     - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout heuristics' station guard,
       their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
       out, and over how many Stages, when a station is in danger. The guard takes a third of
@@ -466,10 +469,11 @@ class SearchBot:
             return passengers
         if self.rollout_seats == "builders":
             return [bots[s] if s != seat and has_industry(sim, s) else passengers[s] for s in range(sim.n)]
-        if self.rollout_seats == "track":
+        if self.rollout_seats in ("track", "opening"):
+            unshown = self.rollout_seats == "opening" and sim.stages_played == 0
             return [
                 bots[s]
-                if s != seat and (has_industry(sim, s) or has_extended_running_track(sim, s))
+                if s != seat and (unshown or has_industry(sim, s) or has_extended_running_track(sim, s))
                 else passengers[s]
                 for s in range(sim.n)
             ]

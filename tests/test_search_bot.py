@@ -351,7 +351,7 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {0, 2}, "passenger": {searcher}}
 
 
-@pytest.mark.parametrize("seats", ["all", "own", "others", "builders", "track"])
+@pytest.mark.parametrize("seats", ["all", "own", "others", "builders", "track", "opening"])
 def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_guard(
     seats: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -360,8 +360,8 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
     others (``own``), or the other way round (``others``); a whole game stays legal and within
     the budget, and is the same for the same seed. Random bots sit at the table and the prior
     is the dispatcher, so every freight and plain passenger bot that decides is a rollout's.
-    With ``builders`` and ``track`` the freight bot plays only other seats (which, the next
-    test)."""
+    With ``builders``, ``track`` and ``opening`` the freight bot plays only other seats (which,
+    the next test)."""
     text = f"search:prior=dispatcher,rollouts=4,horizon=1,rollout=freight,rollout_seats={seats},guard_plans=2"
     searcher = 1
     moves: dict[type[Agent], set[int]] = {FreightBot: set(), PassengerBot: set()}
@@ -395,15 +395,16 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
 
 
 @pytest.mark.parametrize("rollout", ["freight", "shipped"])
-@pytest.mark.parametrize("seats", ["builders", "track"])
-def test_builders_and_track_rollouts_model_the_other_seats_that_show_freight_play(
+@pytest.mark.parametrize("seats", ["builders", "track", "opening"])
+def test_builders_track_and_opening_rollouts_model_the_other_seats_that_show_freight_play(
     seats: str, rollout: str
 ) -> None:
     """``rollout_seats=builders``: at every decision of a whole game of freight bots, the
     ``rollout`` player (a heuristic or a policy) plays each other seat whose station has an
     industry laid, the passenger bot the searching seat and the seats without one. ``track``:
     each other seat with an industry or a card laid into its Running Track (row 0 longer than
-    the setup's three cards), which the freight bots show Stages before their first industry."""
+    the setup's three cards), which the freight bots show Stages before their first industry.
+    ``opening``: as ``track``, and every other seat during the game's first Stage."""
     seed, searcher = 25, 1
     state = new_state(3, seed, days=2)
     bot = search_bot(f"search:rollout={rollout},rollout_seats={seats}", 5)
@@ -414,16 +415,23 @@ def test_builders_and_track_rollouts_model_the_other_seats_that_show_freight_pla
         stations = [state.stations[state.office_of_seat[s]] for s in range(3)]
         built = tuple(any(cell != OFFICE_CELL for cell in station.boxes) for station in stations)
         tracked = tuple(sum(1 for row, _ in station.grid if row == 0) > 3 for station in stations)
-        shown = built if seats == "builders" else tuple(b or t for b, t in zip(built, tracked, strict=True))
+        opening = seats == "opening" and state.stages_played == 0
+        shown = (
+            built
+            if seats == "builders"
+            else tuple(opening or b or t for b, t in zip(built, tracked, strict=True))
+        )
         expected = [rolled if s != searcher and shown[s] else PassengerBot for s in range(3)]
         assert [type(player) for player in bot.rollout_players(state, searcher, 7)] == expected
-        seen.add((built, tracked))
+        seen.add((state.stages_played == 0, built, tracked))
         seat = state.current_player()
         state.apply(table[seat].choose(state.view(seat)))
-    builts = {b for b, _ in seen}
+    builts = {b for _, b, _ in seen}
     assert (False, False, False) in builts and any(b[0] != b[2] for b in builts) and any(b[1] for b in builts)
-    # the Running Track shows an opponent's freight play before any industry does
-    assert any(t[s] and not b[s] for b, t in seen for s in (0, 2))
+    # the Running Track shows an opponent's freight play before any industry does; in the first
+    # Stage an opponent has shown neither
+    assert any(t[s] and not b[s] for _, b, t in seen for s in (0, 2))
+    assert any(first and not (b[s] or t[s]) for first, b, t in seen for s in (0, 2))
 
 
 @pytest.mark.parametrize(("text", "guard"), [("", (4.0, 2.0)), (",guard_plans=1,guard_stages=3", (1.0, 3.0))])
