@@ -388,11 +388,14 @@ class SearchBot:
             base = self.score(deal, seat, True)
             scores = []
             for c in active:
+                # fresh players for each rollout, chosen on the deal before the candidate: the
+                # same seats for every candidate, even one that ends the Stage
+                players = self.rollout_players(deal, seat, policy_seed)
                 sim = deal.clone()
                 sim.apply(candidates[c], validate=False)
                 if steps or final:
                     follow_plan(sim, seat, steps, final)
-                scores.append(self.play_out(sim, seat, stop, policy_seed) - base)
+                scores.append(self.play_out(sim, seat, stop, players) - base)
             differ = differ or any(v != scores[0] for v in scores)
             for c, v in zip(active, scores, strict=True):
                 totals[c] += v
@@ -447,35 +450,37 @@ class SearchBot:
 
     # ------------------------------------------------------------------ rollouts
 
-    def play_out(self, sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
-        """Let the rollout bots (``rollout``) play every seat of ``sim`` until ``stop`` Stages
-        have been played (or the game ends); the seat's score at the end."""
-        play_until(sim, stop, self.rollout_players(sim, seat, policy_seed))
+    def play_out(self, sim: GameState, seat: int, stop: int, players: Sequence[Agent]) -> float:
+        """Let ``players`` (``rollout_players``) play every seat of ``sim`` until ``stop``
+        Stages have been played (or the game ends); the seat's score at the end."""
+        play_until(sim, stop, players)
         return self.score(sim, seat, not sim.is_terminal())
 
-    def rollout_players(self, sim: GameState, seat: int, policy_seed: int) -> list[Agent]:
-        """A rollout's player at each seat of ``sim``: the ``rollout`` player where
-        ``rollout_seats`` puts it, the passenger bot elsewhere."""
+    def rollout_players(self, board: GameState, seat: int, policy_seed: int) -> list[Agent]:
+        """A rollout's player at each seat: the ``rollout`` player where ``rollout_seats`` puts
+        it, reading the public ``board`` of the decision, the passenger bot elsewhere."""
         guard = self.rollout_guard
         if self._rollout_kind is not None:
-            bots = heuristic_bots(self._rollout_kind, sim.n, policy_seed, self._rollout_memo, **guard)
+            bots = heuristic_bots(self._rollout_kind, board.n, policy_seed, self._rollout_memo, **guard)
         else:
             bots = list(self._rollout_bots)
         if self.rollout_seats == "all" or self._rollout_kind is PassengerBot:
             return bots
-        passengers = heuristic_bots(PassengerBot, sim.n, policy_seed, self._passenger_memo, **guard)
+        passengers = heuristic_bots(PassengerBot, board.n, policy_seed, self._passenger_memo, **guard)
         if self.rollout_seats == "own":
             passengers[seat] = bots[seat]
             return passengers
         if self.rollout_seats == "builders":
-            return [bots[s] if s != seat and has_industry(sim, s) else passengers[s] for s in range(sim.n)]
+            return [
+                bots[s] if s != seat and has_industry(board, s) else passengers[s] for s in range(board.n)
+            ]
         if self.rollout_seats in ("track", "opening"):
-            unshown = self.rollout_seats == "opening" and sim.stages_played == 0
+            unshown = self.rollout_seats == "opening" and board.stages_played == 0
             return [
                 bots[s]
-                if s != seat and (unshown or has_industry(sim, s) or has_extended_running_track(sim, s))
+                if s != seat and (unshown or has_industry(board, s) or has_extended_running_track(board, s))
                 else passengers[s]
-                for s in range(sim.n)
+                for s in range(board.n)
             ]
         bots[seat] = passengers[seat]
         return bots

@@ -3,6 +3,8 @@ seed, deciding on its seat view only, and made from spec text by the registry.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from conftest import new_state
 
@@ -434,6 +436,33 @@ def test_builders_track_and_opening_rollouts_model_the_other_seats_that_show_fre
     assert any(first and not (b[s] or t[s]) for first, b, t in seen for s in (0, 2))
 
 
+def test_opening_rollouts_give_every_candidate_the_same_players_even_one_that_ends_the_stage() -> None:
+    """The players are chosen on the decision's deal, before a candidate is applied: in the
+    first Stage of a game of freight bots (seed 300000, the search first to act), ``opening``
+    rolls out every other seat as a freight bot for every candidate of a decision, the one that
+    ends the Stage (and with it the first Stage) too."""
+    seed, searcher = 300000, 0
+    state = new_state(3, seed, days=2)
+    bot = search_bot("search:prior=freight,rollouts=8,horizon=1,rollout=freight,rollout_seats=opening", 3)
+    table = [FreightBot(seat_seed(seed, s)) for s in range(3)]
+    play_out = bot.play_out
+    seen: list[tuple[type[Agent], ...]] = []
+    ends_the_stage = False
+
+    def watched(sim: GameState, seat: int, stop: int, players: Sequence[Agent]) -> float:
+        nonlocal ends_the_stage
+        seen.append(tuple(type(player) for player in players))
+        ends_the_stage |= sim.stages_played > 0
+        return play_out(sim, seat, stop, players)
+
+    bot.play_out = watched  # type: ignore[method-assign]
+    while state.stages_played == 0:
+        seat = state.current_player()
+        state.apply((bot if seat == searcher else table[seat]).choose(state.view(seat)))
+    assert ends_the_stage
+    assert set(seen) == {(PassengerBot, FreightBot, FreightBot)}
+
+
 @pytest.mark.parametrize(("text", "guard"), [("", (4.0, 2.0)), (",guard_plans=1,guard_stages=3", (1.0, 3.0))])
 def test_search_bot_gives_its_rollout_bots_the_guard_it_is_given(
     text: str, guard: tuple[float, float], monkeypatch: pytest.MonkeyPatch
@@ -527,7 +556,7 @@ def test_halve_rolls_out_the_priors_choice_and_its_best_challenger_only_after_it
     order = [0, 1, 2, 3] * 2 + [0, challenger] * 3  # 8 + 6 = 14 rollouts
     played: list[int] = []
 
-    def scripted(sim: GameState, seat: int, stop: int, policy_seed: int) -> float:
+    def scripted(sim: GameState, seat: int, stop: int, players: Sequence[Agent]) -> float:
         played.append(order[len(played)])
         return scores[played[-1]]
 
@@ -537,6 +566,6 @@ def test_halve_rolls_out_the_priors_choice_and_its_best_challenger_only_after_it
     assert len(played) == bot.last_rollouts == 14
     assert bot.reason is not None and "over 14 rollouts" in bot.reason
     unhalved = search_bot("search:rollouts=14,patience=0,horizon=1", 3)
-    unhalved.play_out = lambda sim, seat, stop, policy_seed: 0.0  # type: ignore[method-assign]
+    unhalved.play_out = lambda sim, seat, stop, players: 0.0  # type: ignore[method-assign]
     unhalved.choose(view)
     assert unhalved.last_rollouts == 12  # three whole rounds of four
