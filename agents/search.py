@@ -93,13 +93,6 @@ def has_industry(board: GameState, seat: int) -> bool:
     return any(cell != OFFICE_CELL for cell in board.stations[office_of(board, seat)].boxes)
 
 
-def has_extended_running_track(board: GameState, seat: int) -> bool:
-    """Has the seat laid a card into its Running Track (row 0 longer than the setup's Limits,
-    Whistle Post and Limits)? A turnout there is where sidings to industries start."""
-    grid = board.stations[office_of(board, seat)].grid
-    return sum(1 for row, _ in grid if row == 0) > SETUP_RUNNING_TRACK
-
-
 def play_until(sim: GameState, stop: int, bots: Sequence[Agent]) -> None:
     """``bots[seat]`` decides for each seat, on its own view, until ``stop`` Stages have been
     played or the game ends. The views share the simulation's containers (the rollout bots
@@ -142,11 +135,9 @@ PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot,
 # station, a card drawn
 KEEPS = ("industry", "layout", "draw")
 
-# where a ``rollout`` player plays: every seat, the searching seat alone, the others, the
-# others whose stations show an industry, those that show an industry or a longer Running Track,
-# or, that, and every other seat in the game's first Stage
-ROLLOUT_SEATS = ("all", "own", "others", "builders", "track", "opening")
-SETUP_RUNNING_TRACK = 3  # R4.1: a Whistle Post between two Limits
+# where a ``rollout`` player plays: every seat, the searching seat alone, the others, or the
+# others whose stations show an industry
+ROLLOUT_SEATS = ("all", "own", "others", "builders")
 
 
 class SearchBot:
@@ -222,11 +213,7 @@ class SearchBot:
       the searching seat, the passenger bot the others (opponents modelled as before);
       ``others``: every seat but the searching one, the passenger bot that one; ``builders``:
       the other seats whose stations have an industry laid (public: a seat that builds
-      industries plays freight), the passenger bot the rest; ``track``: the other seats that
-      have laid an industry or a card into their Running Track (public, and seen from a freight
-      player's first Stages, as an industry often is not), the passenger bot the rest;
-      ``opening``: as ``track``, and every other seat in the game's first Stage, before most
-      seats have shown anything.
+      industries plays freight), the passenger bot the rest.
     - ``guard_plans`` (4) and ``guard_stages`` (2): the rollout heuristics' station guard,
       their ``danger_plans`` and ``plan_stages`` (``agents.safety``): candidate plans rolled
       out, and over how many Stages, when a station is in danger. The guard takes a third of
@@ -388,8 +375,8 @@ class SearchBot:
             base = self.score(deal, seat, True)
             scores = []
             for c in active:
-                # fresh players for each rollout, chosen on the deal before the candidate: the
-                # same seats for every candidate, even one that ends the Stage
+                # fresh players for each rollout, chosen on what the decision's deal shows
+                # (before the candidate): the same seats for every candidate
                 players = self.rollout_players(deal, seat, policy_seed)
                 sim = deal.clone()
                 sim.apply(candidates[c], validate=False)
@@ -473,14 +460,6 @@ class SearchBot:
         if self.rollout_seats == "builders":
             return [
                 bots[s] if s != seat and has_industry(board, s) else passengers[s] for s in range(board.n)
-            ]
-        if self.rollout_seats in ("track", "opening"):
-            unshown = self.rollout_seats == "opening" and board.stages_played == 0
-            return [
-                bots[s]
-                if s != seat and (unshown or has_industry(board, s) or has_extended_running_track(board, s))
-                else passengers[s]
-                for s in range(board.n)
             ]
         bots[seat] = passengers[seat]
         return bots

@@ -353,7 +353,7 @@ def test_search_bot_with_policy_rollouts_is_legal_deterministic_and_rolls_out_th
         assert moves == {"policy": {0, 2}, "passenger": {searcher}}
 
 
-@pytest.mark.parametrize("seats", ["all", "own", "others", "builders", "track", "opening"])
+@pytest.mark.parametrize("seats", ["all", "own", "others", "builders"])
 def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_guard(
     seats: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -362,8 +362,7 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
     others (``own``), or the other way round (``others``); a whole game stays legal and within
     the budget, and is the same for the same seed. Random bots sit at the table and the prior
     is the dispatcher, so every freight and plain passenger bot that decides is a rollout's.
-    With ``builders``, ``track`` and ``opening`` the freight bot plays only other seats (which,
-    the next test)."""
+    With ``builders`` the freight bot plays only other seats (which, the next test)."""
     text = f"search:prior=dispatcher,rollouts=4,horizon=1,rollout=freight,rollout_seats={seats},guard_plans=2"
     searcher = 1
     moves: dict[type[Agent], set[int]] = {FreightBot: set(), PassengerBot: set()}
@@ -397,70 +396,25 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
 
 
 @pytest.mark.parametrize("rollout", ["freight", "shipped"])
-@pytest.mark.parametrize("seats", ["builders", "track", "opening"])
-def test_builders_track_and_opening_rollouts_model_the_other_seats_that_show_freight_play(
-    seats: str, rollout: str
-) -> None:
+def test_builders_rollouts_model_the_other_seats_that_have_laid_an_industry(rollout: str) -> None:
     """``rollout_seats=builders``: at every decision of a whole game of freight bots, the
     ``rollout`` player (a heuristic or a policy) plays each other seat whose station has an
-    industry laid, the passenger bot the searching seat and the seats without one. ``track``:
-    each other seat with an industry or a card laid into its Running Track (row 0 longer than
-    the setup's three cards), which the freight bots show Stages before their first industry.
-    ``opening``: as ``track``, and every other seat during the game's first Stage."""
+    industry laid, the passenger bot the searching seat and the seats without one."""
     seed, searcher = 25, 1
     state = new_state(3, seed, days=2)
-    bot = search_bot(f"search:rollout={rollout},rollout_seats={seats}", 5)
+    bot = search_bot(f"search:rollout={rollout},rollout_seats=builders", 5)
     rolled = FreightBot if rollout == "freight" else PolicyBot
     table = [FreightBot(seat_seed(seed, s)) for s in range(3)]
     seen = set()
     while not state.is_terminal():
         stations = [state.stations[state.office_of_seat[s]] for s in range(3)]
         built = tuple(any(cell != OFFICE_CELL for cell in station.boxes) for station in stations)
-        tracked = tuple(sum(1 for row, _ in station.grid if row == 0) > 3 for station in stations)
-        opening = seats == "opening" and state.stages_played == 0
-        shown = (
-            built
-            if seats == "builders"
-            else tuple(opening or b or t for b, t in zip(built, tracked, strict=True))
-        )
-        expected = [rolled if s != searcher and shown[s] else PassengerBot for s in range(3)]
+        expected = [rolled if s != searcher and built[s] else PassengerBot for s in range(3)]
         assert [type(player) for player in bot.rollout_players(state, searcher, 7)] == expected
-        seen.add((state.stages_played == 0, built, tracked))
+        seen.add(built)
         seat = state.current_player()
         state.apply(table[seat].choose(state.view(seat)))
-    builts = {b for _, b, _ in seen}
-    assert (False, False, False) in builts and any(b[0] != b[2] for b in builts) and any(b[1] for b in builts)
-    # the Running Track shows an opponent's freight play before any industry does; in the first
-    # Stage an opponent has shown neither
-    assert any(t[s] and not b[s] for _, b, t in seen for s in (0, 2))
-    assert any(first and not (b[s] or t[s]) for first, b, t in seen for s in (0, 2))
-
-
-def test_opening_rollouts_give_every_candidate_the_same_players_even_one_that_ends_the_stage() -> None:
-    """The players are chosen on the decision's deal, before a candidate is applied: in the
-    first Stage of a game of freight bots (seed 300000, the search first to act), ``opening``
-    rolls out every other seat as a freight bot for every candidate of a decision, the one that
-    ends the Stage (and with it the first Stage) too."""
-    seed, searcher = 300000, 0
-    state = new_state(3, seed, days=2)
-    bot = search_bot("search:prior=freight,rollouts=8,horizon=1,rollout=freight,rollout_seats=opening", 3)
-    table = [FreightBot(seat_seed(seed, s)) for s in range(3)]
-    play_out = bot.play_out
-    seen: list[tuple[type[Agent], ...]] = []
-    ends_the_stage = False
-
-    def watched(sim: GameState, seat: int, stop: int, players: Sequence[Agent]) -> float:
-        nonlocal ends_the_stage
-        seen.append(tuple(type(player) for player in players))
-        ends_the_stage |= sim.stages_played > 0
-        return play_out(sim, seat, stop, players)
-
-    bot.play_out = watched  # type: ignore[method-assign]
-    while state.stages_played == 0:
-        seat = state.current_player()
-        state.apply((bot if seat == searcher else table[seat]).choose(state.view(seat)))
-    assert ends_the_stage
-    assert set(seen) == {(PassengerBot, FreightBot, FreightBot)}
+    assert (False, False, False) in seen and any(b[0] != b[2] for b in seen) and any(b[1] for b in seen)
 
 
 @pytest.mark.parametrize(("text", "guard"), [("", (4.0, 2.0)), (",guard_plans=1,guard_stages=3", (1.0, 3.0))])
