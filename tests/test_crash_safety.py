@@ -124,9 +124,11 @@ while True:
 
 @pytest.mark.parametrize("how", ["atomic", "plain"])
 def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_file(tmp_path: Path, how: str) -> None:
-    """A process that does nothing but rewrite one file, killed at random moments: with
-    ``write_atomically`` (every writer of the project) the file is always one whole version;
-    a plain write, the control, is caught torn, so the kills do land mid-write."""
+    """A process that does nothing but rewrite one file, killed: with ``write_atomically``
+    (every writer of the project), after a random delay the instant a temporary file is seen
+    (a write in flight, however loaded the machine), the file is always one whole version; a
+    plain write, the control, killed at random moments, is caught torn, so kills do land
+    mid-write."""
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     target = tmp_path / "data.txt"
@@ -137,7 +139,12 @@ def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_file(tmp_path: Path
     for _ in range(8):
         ready.unlink(missing_ok=True)
         proc = _start([sys.executable, str(script), str(target), how], tmp_path)
-        assert _kill_later(proc, ready, rng.uniform(0.02, 0.2))
+        delay = rng.uniform(0.02, 0.2)
+        if how == "atomic":  # then at the first temporary file seen
+            killed = _kill_later(proc, ready, delay, [tmp_path], patience=5.0, name=target.name)
+        else:
+            killed = _kill_later(proc, ready, delay)
+        assert killed
         text = target.read_text()
         if text in ("a" * 2_000_000, "b" * 2_000_000):
             whole += 1
