@@ -2,7 +2,7 @@
 # (install with the training and dev tools and Debian's chromium, then lint, type-check and run the tests).
 # `make test-compiled` builds the hot modules with mypyc into a wheel installed apart, in
 # build/compiled, and runs on that build tests/test_compiled.py (which holds it to this checkout's
-# sources), the random stream's tests (its native-int skip) and the copy and editing tests (CI
+# sources), the random stream's tests (its draws on native ints) and the copy and editing tests (CI
 # runs it after `make test`). A compiled build is never made in place (build_backend.py).
 PYTHON ?= python3
 VENV ?= .venv

@@ -1,6 +1,6 @@
 """The one random stream (C-rng.1): mulberry32 checked against an independent reference,
-unbiased bounded draws, the D12, Fisher-Yates shuffles and skipping one, copies and seed
-validation."""
+unbiased bounded draws (a rejected draw among them), the D12, Fisher-Yates shuffles, copies
+and seed validation."""
 
 from __future__ import annotations
 
@@ -129,10 +129,13 @@ def test_c_rng_1_below_is_roughly_uniform(n: int) -> None:
     assert chi2 < 32, counts
 
 
-@pytest.mark.parametrize("n", [0, -1, -12])
-def test_c_rng_1_below_rejects_non_positive_n(n: int) -> None:
-    with pytest.raises(ValueError, match="n >= 1"):
-        Rng(1).below(n)
+@pytest.mark.parametrize("n", [0, -1, -12, 2**32 + 1, 2**70])
+def test_c_rng_1_below_rejects_n_outside_the_u32_range(n: int) -> None:
+    """Beyond 2**32 every draw would be rejected: refused rather than looping forever."""
+    rng = Rng(1)
+    with pytest.raises(ValueError, match=r"n in 1\.\.2\*\*32"):
+        rng.below(n)
+    assert rng.state == 1
 
 
 def test_c_rng_1_d12_faces() -> None:
@@ -162,8 +165,9 @@ def test_c_rng_1_shuffle_is_a_deterministic_fisher_yates_permutation(seed: int, 
     assert rng.state == ref.a
 
 
-# A state whose next draw is 2**32 - 1, which ``below(n)`` rejects for every n but a power of
-# two: found by computing the first draw of all 2**32 states (numpy, about two minutes)
+# The state (after its Weyl step) that mixes to the draw 2**32 - 1, which ``below(n)`` rejects
+# for every n but a power of two: found by computing the first draw of all 2**32 states (numpy,
+# about two minutes)
 REJECTED_DRAW_STATE = 1080371100
 
 
@@ -173,26 +177,25 @@ def rejecting_shuffle_seed(n: int, at: int) -> int:
     return (REJECTED_DRAW_STATE - (n - at + 1) * 0x6D2B79F5) % 2**32
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 120))
-def test_c_rng_1_skip_shuffle_moves_the_stream_as_a_shuffle_does(seed: int, n: int) -> None:
-    """``skip_shuffle(n)`` leaves the stream where shuffling ``n`` items leaves it."""
-    shuffled, skipped = Rng(seed), Rng(seed)
-    shuffled.shuffle(list(range(n)))
-    skipped.skip_shuffle(n)
-    assert skipped.state == shuffled.state
-
-
-def test_c_rng_1_skip_shuffle_redraws_where_below_rejects() -> None:
-    """A rejected draw (``below``'s redraw) is skipped as the shuffle takes it: one draw more."""
+def test_c_rng_1_below_redraws_a_rejected_draw() -> None:
+    """A shuffle that meets a rejected draw redraws it, as the reference does: one draw more."""
     n = 60
     seed = rejecting_shuffle_seed(n, at=3)
-    shuffled, skipped = Rng(seed), Rng(seed)
-    shuffled.shuffle(list(range(n)))
-    skipped.skip_shuffle(n)
-    draws = (shuffled.state - seed) * pow(0x6D2B79F5, -1, 2**32) % 2**32
+    items, ref_items = list(range(n)), list(range(n))
+    rng, ref = Rng(seed), ReferenceRng(seed)
+    rng.shuffle(items)
+    ref.shuffle(ref_items)
+    draws = (rng.state - seed) * pow(0x6D2B79F5, -1, 2**32) % 2**32
     assert draws == n  # n - 1 draws of the shuffle and one redraw
-    assert skipped.state == shuffled.state
+    assert items == ref_items and rng.state == ref.a
+
+
+def test_c_rng_1_below_takes_the_whole_u32_range() -> None:
+    """below(2**32) rejects nothing: it is the raw draw."""
+    seed = rejecting_shuffle_seed(2, at=2)  # its first draw is 2**32 - 1
+    rng, raw = Rng(seed), Rng(seed)
+    assert rng.below(2**32) == raw.next_u32() == 2**32 - 1
+    assert rng.state == raw.state
 
 
 def test_c_rng_1_shuffle_of_short_lists_draws_nothing() -> None:

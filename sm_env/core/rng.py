@@ -53,17 +53,25 @@ class Rng:
         return (z ^ (z >> 14)) & _MASK
 
     def below(self, n: int) -> int:
-        """Uniform int in [0, n), without modulo bias (rejection sampling)."""
-        if n <= 0:
-            raise ValueError(f"below() needs n >= 1, got {n}")
-        limit = 0x100000000 - 0x100000000 % n
-        while True:  # next_u32, inlined: the hot path of every roll and shuffle
-            self.state = z = (self.state + 0x6D2B79F5) & 0xFFFFFFFF
-            z = ((z ^ (z >> 15)) * (z | 1)) & 0xFFFFFFFF
+        """Uniform int in [0, n), without modulo bias (rejection sampling).
+
+        ``next_u32`` inlined on native ints, the hot path of every roll and shuffle: compiled,
+        they are 64-bit and the products wrap (mypyc compiles with CPython's -fwrapv), keeping
+        the low 32 bits as the exact products do when interpreted."""
+        if not 0 < n <= 0x100000000:  # beyond 2**32 every draw would be rejected
+            raise ValueError(f"below() needs n in 1..2**32, got {n}")
+        span: i64 = n
+        limit: i64 = 0x100000000 - 0x100000000 % span
+        state: i64 = self.state
+        z: i64
+        while True:
+            state = (state + 0x6D2B79F5) & 0xFFFFFFFF
+            z = ((state ^ (state >> 15)) * (state | 1)) & 0xFFFFFFFF
             z ^= (z + ((z ^ (z >> 7)) * (z | 61))) & 0xFFFFFFFF
-            x = (z ^ (z >> 14)) & 0xFFFFFFFF
-            if x < limit:
-                return x % n
+            z = (z ^ (z >> 14)) & 0xFFFFFFFF
+            if z < limit:
+                self.state = state
+                return z % span
 
     def d12(self) -> int:
         """One roll of the D12: 1..12 (C-rng.1)."""
@@ -74,23 +82,3 @@ class Rng:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
-
-    def skip_shuffle(self, n: int) -> None:
-        """Move on exactly as ``shuffle`` of ``n`` items would: its draws (``below(i)`` for i
-        from n down to 2), none of its swaps. ``below``'s steps, inlined on native ints: the
-        compiled build multiplies in 64 bits, wrapping (mypyc compiles with CPython's -fwrapv),
-        and keeps the low 32 bits as the exact product does here; about 100 times faster a draw
-        than ``below`` there. For ``SeatView.skip_determinize``, which the freight bot calls at
-        every placement it tries."""
-        state: i64 = self.state
-        i: i64
-        for i in range(n, 1, -1):
-            limit: i64 = 0x100000000 - 0x100000000 % i
-            z: i64
-            while True:
-                state = (state + 0x6D2B79F5) & 0xFFFFFFFF
-                z = ((state ^ (state >> 15)) * (state | 1)) & 0xFFFFFFFF
-                z ^= (z + ((z ^ (z >> 7)) * (z | 61))) & 0xFFFFFFFF
-                if (z ^ (z >> 14)) & 0xFFFFFFFF < limit:
-                    break
-        self.state = state

@@ -539,7 +539,8 @@ class SeatView:
         needs no hidden card there but keeps its random stream where a deal would leave it."""
         board = self.board
         hidden = len(board.home_office) + sum(len(h) for s, h in enumerate(board.hands) if s != self.seat)
-        rng.skip_shuffle(hidden)
+        for i in range(hidden - 1, 0, -1):  # the shuffle's draws
+            rng.below(i + 1)
         rng.next_u32()  # the dealt state's own stream
 
     def determinize(self, rng: Rng) -> GameState:
