@@ -93,12 +93,6 @@ def has_industry(board: GameState, seat: int) -> bool:
     return any(cell != OFFICE_CELL for cell in board.stations[office_of(board, seat)].boxes)
 
 
-def collisions_charged(state: GameState, seat: int) -> int:
-    """Collisions charged to ``seat`` so far: its negative ledger entries (a collision is the
-    only loss, R10)."""
-    return sum(1 for entry in state.ledger if entry.seat == seat and entry.amount < 0)
-
-
 def play_until(sim: GameState, stop: int, bots: Sequence[Agent]) -> None:
     """``bots[seat]`` decides for each seat, on its own view, until ``stop`` Stages have been
     played or the game ends. The views share the simulation's containers (the rollout bots
@@ -164,8 +158,8 @@ class SearchBot:
 
     - ``rollouts`` (16): rollouts per decision, in all candidates together — the budget. It is
       spent in whole rounds (one rollout per candidate on one determinization), so a decision
-      uses ``rollouts // candidates * candidates`` of them, never more (``widen`` aside).
-      ``last_rollouts`` is the count of the last decision (0 when only one intent was legal).
+      uses ``rollouts // candidates * candidates`` of them, never more. ``last_rollouts`` is
+      the count of the last decision (0 when only one intent was legal).
     - ``seconds`` (0.0): when > 0, also stop starting rounds once this much wall time is spent
       on the decision (at least one round is run). Timing makes choices depend on the machine:
       not bit-for-bit deterministic. 0 leaves only the rollout budget (deterministic).
@@ -199,11 +193,6 @@ class SearchBot:
       the best mean after it go on, for the rest of the budget (the others had their rounds:
       the budget then buys more rounds on the one question that decides, whether the best
       challenger beats the heuristic). 0: every candidate in every round.
-    - ``widen`` (0): when a rollout of the first round charges the seat a collision (R10),
-      this many more of the prior's options (its next best) join the candidates, and the
-      decision starts again with as many rounds as it had: a collision costs more than most
-      games earn, and the way out (a train switched into a siding, a track card that makes
-      one) is often not among the prior's first options. 0: never.
     - ``patience`` (2): after this many rounds in which every candidate scored exactly as the
       prior's choice, stop: nothing it tries changes the outcome within the horizon, and the
       prior's choice stands (0: always spend the whole budget). Deterministic.
@@ -252,7 +241,6 @@ class SearchBot:
         "w_prospects": 1.0,
         "keep": "",
         "halve": 0,
-        "widen": 0,
         "patience": 2,
         "net": "",
         "w_net": 0.15,
@@ -266,7 +254,6 @@ class SearchBot:
         "horizon",
         "top_k",
         "halve",
-        "widen",
         "patience",
         "guard_plans",
         "guard_stages",
@@ -296,17 +283,10 @@ class SearchBot:
                 f"rollout_seats must be {', '.join(ROLLOUT_SEATS)}, got {merged['rollout_seats']!r}"
             )
         if (
-            min(
-                merged["horizon"],
-                merged["seconds"],
-                merged["halve"],
-                merged["widen"],
-                merged["patience"],
-                merged["w_win"],
-            )
+            min(merged["horizon"], merged["seconds"], merged["halve"], merged["patience"], merged["w_win"])
             < 0
         ):
-            raise ValueError("horizon, seconds, halve, widen, patience and w_win must not be negative")
+            raise ValueError("horizon, seconds, halve, patience and w_win must not be negative")
         if not 0.0 <= float(merged["w_net"]) <= 1.0:
             raise ValueError(f"w_net must be within 0..1, got {merged['w_net']!r}")
         self.params: dict[str, int | float | str] = merged
@@ -321,7 +301,6 @@ class SearchBot:
         self.w_prospects = float(merged["w_prospects"])
         self.keep = keep
         self.halve = int(merged["halve"])
-        self.widen = int(merged["widen"])
         self.patience = int(merged["patience"])
         self.w_net = float(merged["w_net"])
         self.evaluator: NetEvaluator | None = None
@@ -364,8 +343,7 @@ class SearchBot:
 
     def _search(self, view: SeatView, legal: list[Intent]) -> Intent:
         start = time.perf_counter()
-        ranked = self.ranked(view, legal)
-        candidates = ranked[: min(self.top_k, self.rollouts)]
+        candidates = self.candidates(view, legal)
         heuristic = candidates[0]
         board = view.board
         if len(candidates) == 1:
@@ -381,14 +359,12 @@ class SearchBot:
         totals = [0.0] * len(candidates)
         active = list(range(len(candidates)))  # the candidates still rolled out
         rounds = spent = 0
-        budget = self.rollouts
         differ = False  # has any candidate scored unlike the prior's choice in some round?
-        in_danger = False
         while True:
             if self.halve and rounds == self.halve and len(active) > 2:
                 # the prior's choice against its best challenger so far, on the rest of the budget
                 active = [0, max(active[1:], key=lambda c: (totals[c], -c))]
-            if spent + len(active) > budget:
+            if spent + len(active) > self.rollouts:
                 break
             if rounds and self.seconds and time.perf_counter() - start >= self.seconds:
                 break
@@ -397,10 +373,7 @@ class SearchBot:
             deal = view.determinize(Rng(self.rng.next_u32()))
             policy_seed = self.rng.next_u32()
             base = self.score(deal, seat, True)
-            watch = self.widen > 0 and not in_danger and not rounds and len(ranked) > len(candidates)
-            charged = collisions_charged(deal, seat) if watch else 0
             scores = []
-            crashed = False  # did a watched rollout charge the seat a collision?
             for c in active:
                 # fresh players for each rollout, chosen on what the decision's deal shows
                 # (before the candidate): the same seats for every candidate
@@ -410,22 +383,11 @@ class SearchBot:
                 if steps or final:
                     follow_plan(sim, seat, steps, final)
                 scores.append(self.play_out(sim, seat, stop, players) - base)
-                crashed = crashed or (watch and collisions_charged(sim, seat) > charged)
-            spent += len(active)
-            if crashed:
-                # a collision ahead: the way out may lie beyond the prior's first options, so
-                # more of them join and the decision starts again with as many rounds as before
-                in_danger = True
-                rounds_allowed = budget // len(candidates)
-                candidates = ranked[: len(candidates) + self.widen]
-                budget = spent + rounds_allowed * len(candidates)
-                totals = [0.0] * len(candidates)
-                active = list(range(len(candidates)))
-                continue
             differ = differ or any(v != scores[0] for v in scores)
             for c, v in zip(active, scores, strict=True):
                 totals[c] += v
             rounds += 1
+            spent += len(active)
         self.last_rollouts = spent
         means = {c: totals[c] / rounds for c in active}  # the active ones ran every round
         best = max(active, key=lambda c: (means[c], -c))
@@ -433,9 +395,8 @@ class SearchBot:
             best = 0
         runner = max((c for c in active if c != best), key=lambda c: (means[c], -c))
         which = "the heuristic's choice" if best == 0 else "overrides the heuristic"
-        widened = ", widened for a collision ahead" if in_danger else ""
         self.reason = (
-            f"{which}, best of {len(candidates)} candidates{widened} over {self.last_rollouts} rollouts: "
+            f"{which}, best of {len(candidates)} candidates over {self.last_rollouts} rollouts: "
             f"{means[best]:+.2f} against {means[runner]:+.2f}"
         )
         return candidates[best]
@@ -443,10 +404,6 @@ class SearchBot:
     def candidates(self, view: SeatView, legal: list[Intent]) -> list[Intent]:
         """The prior's choice first, then its next best options, ``top_k`` in all (fewer when
         the budget cannot give each of them a rollout)."""
-        return self.ranked(view, legal)[: min(self.top_k, self.rollouts)]
-
-    def ranked(self, view: SeatView, legal: list[Intent]) -> list[Intent]:
-        """Every legal intent, the prior's choice first, then the rest by the prior's values."""
         prior = self.prior
         prior.last_options = []
         choice = prior.choose(view)
@@ -466,7 +423,8 @@ class SearchBot:
             (i for i in range(len(legal)) if legal[i] != choice),
             key=lambda i: (-values.get(legal[i], float("-inf")), i),
         )
-        return [choice, *(legal[i] for i in order)]
+        k = min(self.top_k, self.rollouts)
+        return [choice, *(legal[i] for i in order)][:k]
 
     @staticmethod
     def is_kind(board: GameState, intent: Intent, what: str) -> bool:
