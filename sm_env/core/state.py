@@ -539,8 +539,7 @@ class SeatView:
         needs no hidden card there but keeps its random stream where a deal would leave it."""
         board = self.board
         hidden = len(board.home_office) + sum(len(h) for s, h in enumerate(board.hands) if s != self.seat)
-        for i in range(hidden - 1, 0, -1):  # the shuffle's draws
-            rng.below(i + 1)
+        rng.shuffle([0] * hidden)  # determinize's shuffle: the same draws
         rng.next_u32()  # the dealt state's own stream
 
     def determinize(self, rng: Rng) -> GameState:
