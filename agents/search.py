@@ -129,7 +129,7 @@ def follow_plan(
 
 
 # the heuristics a search may ask for its candidates (``prior``)
-PRIORS: dict[str, type[StationSafety]] = {cls.name: cls for cls in (PassengerBot, FreightBot, DispatcherBot)}
+PRIORS: dict[str, type[HeuristicBot]] = {cls.name: cls for cls in (PassengerBot, FreightBot, DispatcherBot)}
 
 # what ``keep`` may name, several joined by "+": an industry laid, any card laid on the
 # station, a card drawn
@@ -179,12 +179,6 @@ class SearchBot:
       rollout is cut off: the ``prospects`` potential of ``sm_env.shaping`` (docs/signals.md),
       read from the public board only. It tells apart candidates that earn nothing within the
       horizon but leave a coach boarded, a load spotted or a car on the Running Track.
-    - ``w_exposure`` (0.0): cost, in revenue, of each train beyond the room at the seat's
-      Office when a rollout is cut off (``StationSafety.exposure``: trains on its A/D tracks
-      and due within ``exposure_stages`` (3) Mainline Phases, less its A/D tracks and free
-      sidings; public facts). A full Office with no siding is escaped only by track laid or
-      the Office upgraded Stages before the arrival, earlier than a 4-Stage rollout sees the
-      collision; this lets the rollouts' score see the crowding instead. 0: not counted.
     - ``keep`` (""): which of the prior's choices stand without rollouts. ``industry``: its
       choice to lay an industry (a facility card). An industry earns through loads that take
       more Stages than the horizon, and the cut-off score values no industry without a load or
@@ -245,8 +239,6 @@ class SearchBot:
         "margin": 0.1,
         "w_progress": 0.2,
         "w_prospects": 1.0,
-        "w_exposure": 0.0,
-        "exposure_stages": 3,
         "keep": "",
         "halve": 0,
         "patience": 2,
@@ -263,7 +255,6 @@ class SearchBot:
         "top_k",
         "halve",
         "patience",
-        "exposure_stages",
         "guard_plans",
         "guard_stages",
     )
@@ -278,19 +269,8 @@ class SearchBot:
             if isinstance(value, bool) or int(value) != value:
                 raise ValueError(f"{key} must be an integer, got {value!r}")
             merged[key] = int(value)
-        if (
-            min(
-                merged["rollouts"],
-                merged["top_k"],
-                merged["exposure_stages"],
-                merged["guard_plans"],
-                merged["guard_stages"],
-            )
-            < 1
-        ):
-            raise ValueError(
-                "rollouts, top_k, exposure_stages, guard_plans and guard_stages must be at least 1"
-            )
+        if min(merged["rollouts"], merged["top_k"], merged["guard_plans"], merged["guard_stages"]) < 1:
+            raise ValueError("rollouts, top_k, guard_plans and guard_stages must be at least 1")
         if merged["prior"] not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
         keep = tuple(filter(None, str(merged["keep"]).split("+")))
@@ -303,17 +283,10 @@ class SearchBot:
                 f"rollout_seats must be {', '.join(ROLLOUT_SEATS)}, got {merged['rollout_seats']!r}"
             )
         if (
-            min(
-                merged["horizon"],
-                merged["seconds"],
-                merged["halve"],
-                merged["patience"],
-                merged["w_win"],
-                merged["w_exposure"],
-            )
+            min(merged["horizon"], merged["seconds"], merged["halve"], merged["patience"], merged["w_win"])
             < 0
         ):
-            raise ValueError("horizon, seconds, halve, patience, w_win and w_exposure must not be negative")
+            raise ValueError("horizon, seconds, halve, patience and w_win must not be negative")
         if not 0.0 <= float(merged["w_net"]) <= 1.0:
             raise ValueError(f"w_net must be within 0..1, got {merged['w_net']!r}")
         self.params: dict[str, int | float | str] = merged
@@ -326,8 +299,6 @@ class SearchBot:
         self.margin = float(merged["margin"])
         self.w_progress = float(merged["w_progress"])
         self.w_prospects = float(merged["w_prospects"])
-        self.w_exposure = float(merged["w_exposure"])
-        self.exposure_stages = int(merged["exposure_stages"])
         self.keep = keep
         self.halve = int(merged["halve"])
         self.patience = int(merged["patience"])
@@ -526,8 +497,6 @@ class SearchBot:
             value += self.w_progress * cargo_progress(state, state.office_of_seat[seat])
         if cut and self.w_prospects:
             value += self.w_prospects * prospects(state, seat)
-        if cut and self.w_exposure:
-            value -= self.w_exposure * self.prior.exposure(state, seat, self.exposure_stages)
         return value
 
 

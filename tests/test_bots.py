@@ -28,7 +28,6 @@ from conftest import (
     put_tray_in_station,
     schedule_by_hand,
     set_hand,
-    set_mainline_regions,
     set_office,
     take_cars,
 )
@@ -451,29 +450,6 @@ def full_office_state(seat: int = 0) -> tuple[GameState, int]:
         )
     assert state.phase is Phase.LOCAL_OPS
     return state, office
-
-
-def test_exposure_counts_the_trains_beyond_the_room_at_the_seats_office() -> None:
-    """R8.2.3: ``exposure`` is the trains on the seat's Office and due within the Stages
-    asked, less its A/D tracks and free sidings. In ``full_office_state`` No. 2 is due at the
-    full Depot whose siding is free (0); with a train parked on the siding, or with no siding
-    laid, one train has no room (1); a train two Mainline Phases out counts only from 2."""
-    bot = FreightBot(1)
-    state, _ = full_office_state()
-    assert bot.exposure(state, 0, 1) == 0
-    put_tray_in_station(state, 0, (1, 0), train_id="train-8")
-    assert bot.exposure(state, 0, 1) == 1
-
-    state = new_state(2, 8)
-    office = state.office_of_seat[0]
-    set_office(state, 0, "depot")
-    put_tray_in_station(state, 0, train_id="train-4")
-    put_tray_in_station(state, 0, train_id="train-6")
-    assert bot.exposure(state, 0, 3) == 0  # full, with nothing due
-    set_mainline_regions(state, office, 2)
-    put_train_on_line(state, office, 0, "train-2")
-    assert [bot.exposure(state, 0, stages) for stages in (1, 2, 3)] == [0, 1, 1]
-    assert bot.exposure(state, 1, 1) == 0  # seat 1's office: nothing due in one Mainline Phase
 
 
 def play_stage(state: GameState, bot: Agent | None, seat: int) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from conftest import new_state, put_tray_in_station
-from test_bots import full_office_state
+from conftest import new_state
 
 from agents import REGISTRY, Agent, BotSpecError, make_bot, play_game, seat_seed
 from agents.freight import FreightBot
@@ -173,8 +172,6 @@ def test_search_bot_from_the_registry() -> None:
         "search:guard_plans=0",
         "search:guard_stages=1.5",
         "search:w_win=-1",
-        "search:w_exposure=-0.5",
-        "search:exposure_stages=0",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
@@ -205,20 +202,6 @@ def test_w_win_adds_the_seats_chance_to_win_its_share_at_the_end_the_networks_at
         _, win, _ = net_bonus.evaluator.heads(middle, seat)
         expected = net_plain.score(middle, seat, True) + 2.5 * float(win[seat])
         assert net_bonus.score(middle, seat, True) == pytest.approx(expected)
-
-
-def test_w_exposure_charges_a_cut_off_score_for_each_train_beyond_the_room_at_the_office() -> None:
-    """R8.2.3: with ``w_exposure`` a rollout cut short costs the seat that much for each train
-    its Office has no room for within ``exposure_stages`` (``StationSafety.exposure``); a
-    finished game's score is its revenue alone."""
-    state, _ = full_office_state()
-    put_tray_in_station(state, 0, (1, 0), train_id="train-8")  # the siding taken: no room for No. 2
-    plain = search_bot("search:rival=1", 1)
-    charged = search_bot("search:rival=1,w_exposure=2.5,exposure_stages=1", 1)
-    assert charged.prior.exposure(state, 0, 1) == 1
-    assert charged.score(state, 0, True) == pytest.approx(plain.score(state, 0, True) - 2.5)
-    assert charged.score(state, 0, False) == plain.score(state, 0, False)
-    assert charged.score(state, 1, True) == pytest.approx(plain.score(state, 1, True))
 
 
 def test_search_bot_time_budget_stops_early() -> None:
