@@ -166,9 +166,6 @@ class SearchBot:
     - ``horizon`` (4): Stage ends a rollout plays through (the rest of this Stage counts as
       one); 0 plays to the end of the game.
     - ``top_k`` (4): candidates searched (the prior's choice and its next best).
-    - ``one_discard`` (0): 1 lists each card's discard once among the candidates (the first
-      Department the prior's order gives), so the slots go to other options rather than the
-      same card discarded onto each Department. 0: every discard is a candidate of its own.
     - ``rival`` (0.5): weight of the best opponent's revenue change, subtracted (competitive).
     - ``w_win`` (0.0): weight, in revenue, of the seat's chance to win, added to a score
       (competitive): its share of the win when a rollout reaches the game's end (a shared top
@@ -237,7 +234,6 @@ class SearchBot:
         "seconds": 0.0,
         "horizon": 4,
         "top_k": 4,
-        "one_discard": 0,
         "rival": 0.5,
         "w_win": 0.0,
         "margin": 0.1,
@@ -257,7 +253,6 @@ class SearchBot:
         "rollouts",
         "horizon",
         "top_k",
-        "one_discard",
         "halve",
         "patience",
         "guard_plans",
@@ -276,8 +271,6 @@ class SearchBot:
             merged[key] = int(value)
         if min(merged["rollouts"], merged["top_k"], merged["guard_plans"], merged["guard_stages"]) < 1:
             raise ValueError("rollouts, top_k, guard_plans and guard_stages must be at least 1")
-        if merged["one_discard"] not in (0, 1):
-            raise ValueError(f"one_discard must be 0 or 1, got {merged['one_discard']!r}")
         if merged["prior"] not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {merged['prior']!r}")
         keep = tuple(filter(None, str(merged["keep"]).split("+")))
@@ -301,7 +294,6 @@ class SearchBot:
         self.seconds = float(merged["seconds"])
         self.horizon = int(merged["horizon"])
         self.top_k = int(merged["top_k"])
-        self.one_discard = bool(merged["one_discard"])
         self.rival = float(merged["rival"])
         self.w_win = float(merged["w_win"])
         self.margin = float(merged["margin"])
@@ -431,18 +423,8 @@ class SearchBot:
             (i for i in range(len(legal)) if legal[i] != choice),
             key=lambda i: (-values.get(legal[i], float("-inf")), i),
         )
-        ranked = [choice, *(legal[i] for i in order)]
-        if self.one_discard:
-            discarded: set[int] = set()
-            distinct = []
-            for intent in ranked:
-                if isinstance(intent, Discard):
-                    if intent.card in discarded:
-                        continue
-                    discarded.add(intent.card)
-                distinct.append(intent)
-            ranked = distinct
-        return ranked[: min(self.top_k, self.rollouts)]
+        k = min(self.top_k, self.rollouts)
+        return [choice, *(legal[i] for i in order)][:k]
 
     @staticmethod
     def is_kind(board: GameState, intent: Intent, what: str) -> bool:

@@ -15,7 +15,7 @@ from agents.passenger import PassengerBot
 from agents.policy import PolicyBot, PolicyFileError
 from agents.search import SearchBot
 from sm_env.core.catalogue import CardKind
-from sm_env.core.intents import Discard, DrawDepartment, DrawHomeOffice, Intent, PlaceCard
+from sm_env.core.intents import DrawDepartment, DrawHomeOffice, Intent, PlaceCard
 from sm_env.core.pieces import OFFICE_CELL
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState, SeatView
@@ -172,7 +172,6 @@ def test_search_bot_from_the_registry() -> None:
         "search:guard_plans=0",
         "search:guard_stages=1.5",
         "search:w_win=-1",
-        "search:one_discard=2",
     ):
         with pytest.raises(BotSpecError):
             make_bot(bad, 1)
@@ -203,36 +202,6 @@ def test_w_win_adds_the_seats_chance_to_win_its_share_at_the_end_the_networks_at
         _, win, _ = net_bonus.evaluator.heads(middle, seat)
         expected = net_plain.score(middle, seat, True) + 2.5 * float(win[seat])
         assert net_bonus.score(middle, seat, True) == pytest.approx(expected)
-
-
-def test_one_discard_lists_each_cards_discard_once_in_the_priors_order() -> None:
-    """``one_discard=1``: the candidates are the prior's ranking with every discard of a card
-    after its first dropped (another Department), so the freed slots go to its next options;
-    at 0 the same card discarded onto each Department fills slots of its own."""
-    every = search_bot("search:prior=freight,rollouts=64,top_k=64", 1)
-    once = search_bot("search:prior=freight,rollouts=64,top_k=64,one_discard=1", 1)
-    four = search_bot("search:prior=freight,top_k=4,one_discard=1", 1)
-    state = new_state(3, 11, days=1)
-    bots = [make_bot("freight", seat_seed(11, s)) for s in range(3)]
-    checked = 0
-    while not state.is_terminal() and checked < 3:
-        seat = state.current_player()
-        view = state.view(seat)
-        legal = view.legal_intents()
-        ranking = every.candidates(view, legal)
-        cards = [i.card for i in ranking if isinstance(i, Discard)]
-        if len(cards) > len(set(cards)):
-            first = [
-                intent
-                for n, intent in enumerate(ranking)
-                if not isinstance(intent, Discard)
-                or all(not isinstance(j, Discard) or j.card != intent.card for j in ranking[:n])
-            ]
-            assert once.candidates(view, legal) == first
-            assert four.candidates(view, legal) == first[:4]
-            checked += 1
-        state.apply(bots[seat].choose(view))
-    assert checked == 3
 
 
 def test_search_bot_time_budget_stops_early() -> None:
