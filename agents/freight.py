@@ -33,7 +33,6 @@ from sm_env.core import (
     Station,
     StockOutbound,
     W,
-    ad_tracks,
     box_room,
     car_type,
     cell_ends,
@@ -48,7 +47,7 @@ from sm_env.core import (
 )
 
 # a station's cards and industries, the promise of a free slot, the facilities' worth
-LayoutKey = tuple[tuple[object, ...], tuple[Cell, ...], float, tuple[tuple[int, float], ...], float]
+LayoutKey = tuple[tuple[object, ...], tuple[Cell, ...], float, tuple[tuple[int, float], ...]]
 # the layout gain of each (card, cell, rotated) tried on one station
 PlacementGains = dict[tuple[int, Cell, bool], float]
 
@@ -104,11 +103,6 @@ class FreightBot(StationSafety):
     - ``w_siding`` (2.0): a siding the Office reaches, where the guard can park a train when an
       arrival would find the A/D tracks full; a third of it for an open diagonal end of track
       the Office reaches (the first card of a siding).
-    - ``w_room`` (0.0), ``room_stages`` (3): room made ahead of a crowded Office. For each train
-      beyond the room at its Office over the next ``room_stages`` Mainline Phases
-      (``StationSafety.exposure``), a siding is worth ``w_room`` more and an office upgrade
-      ``w_room`` more for each A/D track it adds, up to that count: the guard can only park a
-      train where a siding exists, and one is laid or an office upgraded Stages before. 0: off.
     - ``up_base`` (3.0), ``up_step`` (1.0): office upgrades; ``passenger_weight`` (0.6): how much
       of the passenger game it plays; ``end_consist`` (0.5): an own Extra stops taking cars worth
       less than this.
@@ -136,8 +130,6 @@ class FreightBot(StationSafety):
         "passenger_weight": 0.6,
         "end_consist": 0.5,
         "w_siding": 2.0,
-        "w_room": 0.0,
-        "room_stages": 3,
         **StationSafety.DEFAULTS,
     }
 
@@ -233,8 +225,7 @@ class FreightBot(StationSafety):
         return facilities[0] if facilities else EMPTY
 
     def layout_key(self, board: GameState, station: Station, office: int) -> LayoutKey:
-        """What ``layout`` reads: the station's cards and industries, the facilities' worth and
-        a siding's."""
+        """What ``layout`` reads: the station's cards and industries, and the facilities' worth."""
         built = sum(1 for cell in station.boxes if cell != OFFICE_CELL)
         potential = self.p("potential") if built < self.p("max_facilities") else 0.0
         return (
@@ -242,27 +233,19 @@ class FreightBot(StationSafety):
             tuple(sorted(station.boxes)),
             potential,
             tuple(sorted(self.facility_values(board, office).items())),
-            self.p("w_siding") + self.p("w_room") * self.crowding(board, office),
         )
 
     def layout(self, board: GameState, station: Station, office: int) -> float:
         key = self.layout_key(board, station, office)
-        _, _, potential, values, w_siding = key
+        _, _, potential, values = key
         value: float = self.memo(
             ("layout", *key),
             lambda: (
                 layout_value(board.catalogue, station, dict(values), potential, self.probe_card(board))
-                + self.siding_value(board, station, w_siding)
+                + self.siding_value(board, station, self.p("w_siding"))
             ),
         )
         return value
-
-    def crowding(self, board: GameState, office: int) -> int:
-        """Trains beyond the room at the office's Office soon (``exposure``); 0 when ``w_room``
-        is off, so the bot does not count them."""
-        if not self.p("w_room"):
-            return 0
-        return self.exposure(board, board.office_of_seat.index(office), int(self.p("room_stages")))
 
     def placement_gains(self, board: GameState, office: int) -> PlacementGains:
         """The layout gain of each (card, cell, rotated) tried on the office's station as it
@@ -312,9 +295,7 @@ class FreightBot(StationSafety):
     def card_value_key(self, board: GameState, seat: int) -> tuple[object, ...] | None:
         # its card values read the timing facts and the facilities laid at every office
         # (its own count and car types, the others' network); never its track's layout
-        office = office_of(board, seat)
-        facts = card_timing_facts(board, office)
-        return ("card values", *facts, self.laid(board), self.crowding(board, office))
+        return ("card values", *card_timing_facts(board, office_of(board, seat)), self.laid(board))
 
     def card_value(self, board: GameState, seat: int, card: int) -> float:
         """A quick value (the layout is judged precisely only for cards it can see)."""
@@ -340,11 +321,9 @@ class FreightBot(StationSafety):
             if spec.office.tier <= current:
                 return 0.0
             base = self.p("up_base") if current == 0 else 0.0
-            tracks = geometry_for(board.catalogue).ad_tracks[card] - ad_tracks(board, office)
-            room = self.p("w_room") * min(self.crowding(board, office), max(0, tracks))
             return (base + self.p("up_step") * (spec.office.tier - current)) * min(
                 1.0, game_left(board) + 0.2
-            ) + room
+            )
         if (kind is CardKind.TRAIN or kind is CardKind.EXTRA_TRAIN) and spec.train is not None:
             allowed = dict(spec.train.consist.allowed)
             out, inn = self.car_types(board, office)

@@ -94,30 +94,6 @@ class StationSafety(HeuristicBot):
                 due += 1
         return due > 0 and standing + due > ad_tracks(board, office)
 
-    def exposure(self, board: GameState, seat: int, stages: int) -> int:
-        """Trains beyond the room at the seat's Office over the next ``stages`` Mainline
-        Phases: those on its A/D tracks and those due (ETA 1..``stages``) less its A/D tracks
-        and its free sidings (``sidings`` holding no train), at least 0. Each would strike a
-        train there (R8.2.3) unless one leaves first. Public facts only."""
-        office = office_of(board, seat)
-        station = board.stations[office]
-        parked: set[tuple[int, int]] = set()
-        standing = due = 0
-        for i, tray in enumerate(board.trays):
-            if tray.office == office and tray.cell is not None:
-                if tray.cell == OFFICE_CELL:
-                    standing += 1
-                else:
-                    parked.add(tray.cell)
-            else:
-                arrival = eta(board, i, office)
-                if arrival is not None and 1 <= arrival <= stages:
-                    due += 1
-        if not due:
-            return 0
-        room = ad_tracks(board, office) + len(self.sidings(board, station) - parked)
-        return max(0, standing + due - room)
-
     def stage_loss(
         self, state: GameState, seat: int, ahead: int = 0, moves: list[MoveTray] | None = None
     ) -> float:

@@ -155,10 +155,6 @@ class SearchBot:
       unless a rollout beats it: ``passenger``, ``freight`` or ``dispatcher``. The rollouts are
       played by the passenger bot whatever the prior (the fastest heuristic), unless
       ``rollout`` names another player.
-    - ``prior_room`` (0.0): with the ``freight`` prior, its ``w_room`` (a siding or an office
-      upgrade worth more for each train beyond the room at its Office over the next 6
-      Mainline Phases, ``room_stages=6``), so that such a card is among the candidates when a
-      collision comes within the rollouts' horizon. 0: the prior as registered.
 
     - ``rollouts`` (16): rollouts per decision, in all candidates together — the budget. It is
       spent in whole rounds (one rollout per candidate on one determinization), so a decision
@@ -234,7 +230,6 @@ class SearchBot:
     version: str = "5"
     DEFAULTS: ClassVar[dict[str, int | float | str]] = {
         "prior": "passenger",
-        "prior_room": 0.0,
         "rollouts": 16,
         "seconds": 0.0,
         "horizon": 4,
@@ -283,8 +278,6 @@ class SearchBot:
             raise ValueError(
                 f"keep must be {', '.join(KEEPS)}, or several joined by '+': got {merged['keep']!r}"
             )
-        if merged["prior_room"] and merged["prior"] != FreightBot.name:
-            raise ValueError(f"prior_room needs the freight prior, got prior={merged['prior']!r}")
         if merged["rollout_seats"] not in ROLLOUT_SEATS:
             raise ValueError(
                 f"rollout_seats must be {', '.join(ROLLOUT_SEATS)}, got {merged['rollout_seats']!r}"
@@ -324,8 +317,7 @@ class SearchBot:
             self._rollout_bots = [PolicyBot.with_net(0, net, rollout) for _ in range(MAX_OFFICES)]
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
-        room = {"w_room": float(merged["prior_room"]), "room_stages": 6} if merged["prior_room"] else {}
-        self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32(), **room)
+        self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32())
         # shared by every rollout bot of a kind (bots of one kind share a memo)
         self._rollout_memo: dict[tuple[object, ...], Any] = {}
         self._passenger_memo: dict[tuple[object, ...], Any] = {}
