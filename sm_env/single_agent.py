@@ -25,6 +25,9 @@ Opponents, one for every other seat, or a dict from agent name to opponent:
 - an object with ``choose(view) -> Intent``: a bot deciding on its seat's view (``agents``);
 - an object with ``predict(obs, action_masks=...)``: a trained SB3 / sb3-contrib model;
 - a callable ``policy(observation, action_mask) -> action``.
+``set_seats(learner, opponents, learner_guard)`` can also give the learner a guard, an object
+with ``decide(view) -> Intent | None`` that takes the decisions it returns an intent for (a
+station guard the learner plays beside, ``agents.policy.StationGuard``).
 
 Signals to learn from (docs/signals.md), all off by default and none changing the game:
 ``shaping`` names a potential of ``sm_env.shaping`` (``"prospects"``, ``"exposure"``); the
@@ -122,9 +125,10 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             {"scenario": self.scenario, "scenario_agent": self.learner} if self._scenario_applied else None
         )
         self.aec.reset(seed=game_seed, options=scenario)
+        self._carried = 0.0
         self._play_opponents()
         # Anything the learner earned before its first decision comes with its first reward.
-        self._carried = float(self.aec._cumulative_rewards[self.learner])
+        self._carried += float(self.aec._cumulative_rewards[self.learner])
         if self.shaper is not None:
             self.shaper.reset(self._board(), self._seat())
         self._render_human()
@@ -220,10 +224,16 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ the other seats
 
-    def set_seats(self, learner: str, opponents: Opponent | Mapping[str, Opponent] = None) -> None:
+    def set_seats(
+        self, learner: str, opponents: Opponent | Mapping[str, Opponent] = None, learner_guard: Any = None
+    ) -> None:
         """Seat the learner and its opponents (as for the constructor); call it before
         ``reset()``, which starts the game with them: a training run moves the learner around
-        the table and changes its opponents between episodes."""
+        the table and changes its opponents between episodes. ``learner_guard``, an object
+        with ``decide(view) -> Intent | None``, is asked at the start of each of the learner's
+        decisions and plays those it returns an intent for inside ``step()``, as an opponent's
+        are (a station guard the learner plays beside at the table); their revenue comes with
+        the learner's next reward."""
         if learner not in self.aec.possible_agents:
             raise ConfigError(f"learner must be one of {self.aec.possible_agents}, got {learner!r}")
         others = [a for a in self.aec.possible_agents if a != learner]
@@ -236,11 +246,16 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             chosen = dict.fromkeys(others, opponents)
         self.learner = learner
         self.opponents = chosen
+        self.learner_guard = learner_guard
 
     def _play_opponents(self) -> None:
         aec = self.aec
-        while not self._over() and aec.agent_selection != self.learner:
+        while not self._over():
             agent = aec.agent_selection
+            if agent == self.learner:
+                if not self._guard_plays():
+                    return
+                continue
             opponent = self.opponents[agent]
             if hasattr(opponent, "choose"):
                 assert aec.game is not None
@@ -253,6 +268,20 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                 observation = aec.observe(agent)["observation"]
                 action = _opponent_action(opponent, observation, mask)
             aec.step(action)
+
+    def _guard_plays(self) -> bool:
+        """Let the learner's guard take the decision the learner has not begun spelling."""
+        guard, aec = self.learner_guard, self.aec
+        if guard is None or aec.spaces.spelling() is not None:
+            return False
+        game = self._board()
+        intent = guard.decide(game.view(self._seat()))
+        if intent is None:
+            return False
+        # stepping the learner zeroes its gathered reward: carry it to its next step
+        self._carried += float(aec._cumulative_rewards[self.learner])
+        aec.step_intent(intent)
+        return True
 
     def _over(self) -> bool:
         aec = self.aec

@@ -20,8 +20,9 @@ import sm_env
 from sm_env import IllegalActionError
 from sm_env.actions_v1 import Speller, TokenTable
 from sm_env.core.intents import Intent
+from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
-from sm_env.core.state import GameState
+from sm_env.core.state import GameState, SeatView
 from sm_env.single_agent import StationMasterEnvV1
 from sm_env.station_master_v1 import raw_env as raw_env_v1
 
@@ -429,6 +430,49 @@ def test_single_agent_masked_tokens_are_penalized_and_rewards_add_up() -> None:
         assert total == info["revenue"]
         moved |= bool(info["revenue"])
     assert penalties > 20 and mid > 3 and decisions > 100 and moved
+
+
+class FirstIntentGuard:
+    """A learner's guard that takes the Local Operations decisions of even Stages with their
+    first intent (a Pass: taking them all would leave the learner no decision at all)."""
+
+    def __init__(self) -> None:
+        self.seats: set[int] = set()
+        self.taken = 0
+
+    def decide(self, view: SeatView) -> Intent | None:
+        self.seats.add(view.seat)
+        if view.board.phase is not Phase.LOCAL_OPS or view.board.stages_played % 2:
+            return None
+        self.taken += 1
+        return view.legal_intents()[0]
+
+
+def test_a_learners_guard_takes_the_decisions_it_wants_and_the_rewards_still_add_up() -> None:
+    """``set_seats(..., learner_guard=)``: the guard is asked on the learner's view at the start
+    of each of its decisions; those it takes are played inside ``step()`` (the learner never
+    spells one), and the learner's rewards still add up to its revenue."""
+    for seed in range(4):
+        env = made(num_offices=2, days=2)
+        inner = env.unwrapped
+        assert isinstance(inner, StationMasterEnvV1)
+        guard = FirstIntentGuard()
+        inner.set_seats("office_1", None, learner_guard=guard)
+        env.reset(seed=seed)
+        raw = inner.aec
+        rng = np.random.default_rng(seed)
+        total, done, steps = 0.0, False, 0
+        while not done:
+            game = raw.game
+            assert game is not None and not (game.phase is Phase.LOCAL_OPS and game.stages_played % 2 == 0)
+            _, reward, terminated, truncated, info = env.step(
+                int(rng.choice(np.flatnonzero(inner.action_masks())))
+            )
+            total += float(reward)
+            steps += 1
+            done = terminated or truncated
+        assert total == info["revenue"]
+        assert guard.seats == {raw.seat_of("office_1")} and guard.taken > 10 and steps > 20
 
 
 def test_maskable_ppo_learns_on_v1(one_torch_thread: None) -> None:
