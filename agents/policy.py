@@ -22,13 +22,22 @@ from typing import Any
 
 import numpy as np
 
+from agents.dispatcher import DispatcherBot
+from agents.freight import FreightBot
 from agents.net import layer_count, load_once, one_blas_thread, read_arrays, weight_arrays
+from agents.passenger import PassengerBot
+from agents.safety import StationSafety
 from sm_env.actions_v1 import Speller, TokenTable, token_table
-from sm_env.core import RULES_EDITION, Intent, Rng, SeatView, write_atomically
+from sm_env.core import RULES_EDITION, Intent, Phase, Rng, SeatView, write_atomically
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
 SHIPPED = "station_master_v1_3offices.npz"  # in agents/data/
+GUARDS: dict[str, type[StationSafety]] = {
+    "freight": FreightBot,
+    "passenger": PassengerBot,
+    "dispatcher": DispatcherBot,
+}
 
 
 def shipped_policy_path() -> Path:
@@ -110,31 +119,67 @@ def write_policy(layers: list[tuple[np.ndarray, np.ndarray]], path: str | Path, 
     write_atomically(target, buffer.getvalue())  # a run killed mid-write keeps the old file whole
 
 
+class StationGuard:
+    """A heuristic bot's station guard (``StationSafety``) standing in for another decider at
+    the turns it would act in: Local Operations when its station is in danger (or has a parked
+    train to bring back) and it has a plan or a RED FLAG to take, and the switching turn that
+    plan began. ``decide`` gives its decision, or None to leave the turn to the other.
+    ``kind`` names the heuristic (``GUARDS``), whose goals rank the clean-up plans."""
+
+    def __init__(self, seed: int, kind: str = "freight") -> None:
+        if kind not in GUARDS:
+            raise ValueError(f"no station guard {kind!r} (known: {', '.join(GUARDS)})")
+        self.bot = GUARDS[kind](seed)
+        self.reason: str | None = None
+
+    def decide(self, view: SeatView, legal: list[Intent] | None = None) -> Intent | None:
+        board = view.board
+        if board.phase is Phase.LOCAL_OPS:
+            options = self.bot.guard_station(view, board, legal or view.legal_intents(), [])
+            if options:
+                self.reason = "its station guard: a collision foreseen, or a parked train to bring back"
+                return max(options, key=lambda option: option[0])[1]
+        elif board.phase is Phase.SWITCHING:
+            steps, final = self.bot.remembered_plan(board, view.seat)
+            if steps or final:
+                intent = self.bot.switching(view, board, legal or view.legal_intents())
+                self.reason = f"its station guard's plan: {self.bot.reason}"
+                return intent
+        return None
+
+
 class PolicyBot:
     """Plays a trained v1 policy on its seat's view.
 
     Parameters: ``path`` (a policy file; empty: the one shipped in agents/data/),
-    ``deterministic`` (True: the most likely token; False: sampled with the bot's seed).
+    ``deterministic`` (True: the most likely token; False: sampled with the bot's seed),
+    ``guard`` (a heuristic's name, ``freight``, ``passenger`` or ``dispatcher``: its station
+    guard, ``StationGuard``, takes the turns in which it would act, the policy all the others;
+    empty: none. A policy trained on revenue alone seldom parks a train before an arrival,
+    docs/training.md).
     """
 
     name = "policy"
     version = 1
 
-    def __init__(self, seed: int, path: str = "", deterministic: bool = True) -> None:
+    def __init__(self, seed: int, path: str = "", deterministic: bool = True, guard: str = "") -> None:
         self.path = Path(path) if path else shipped_policy_path()
-        self._setup(seed, PolicyNet.load(self.path), deterministic)
+        self._setup(seed, PolicyNet.load(self.path), deterministic, guard)
 
     @classmethod
-    def with_net(cls, seed: int, net: PolicyNet, path: str, deterministic: bool = True) -> PolicyBot:
+    def with_net(
+        cls, seed: int, net: PolicyNet, path: str, deterministic: bool = True, guard: str = ""
+    ) -> PolicyBot:
         """A bot of a policy already loaded from ``path`` (many games, one load)."""
         bot = cls.__new__(cls)
         bot.path = Path(path)
-        bot._setup(seed, net, deterministic)
+        bot._setup(seed, net, deterministic, guard)
         return bot
 
-    def _setup(self, seed: int, net: PolicyNet, deterministic: bool) -> None:
+    def _setup(self, seed: int, net: PolicyNet, deterministic: bool, guard: str) -> None:
         self.net = net
         self.deterministic = bool(deterministic)
+        self.guard = StationGuard(seed, guard) if guard else None
         self.rng = Rng(seed & 0xFFFFFFFF)
         self.reason: str | None = None
         self._table: TokenTable | None = None
@@ -165,6 +210,11 @@ class PolicyBot:
         if len(legal) == 1:
             self.reason = "the only decision there is"
             return legal[0]
+        if self.guard is not None:
+            guarded = self.guard.decide(view, legal)
+            if guarded is not None:
+                self.reason = self.guard.reason
+                return guarded
         speller = Speller(table.spell_all(legal))
         with one_blas_thread():
             return self._spell(view, speller, encoder)
@@ -197,6 +247,7 @@ __all__ = [
     "PolicyBot",
     "PolicyFileError",
     "PolicyNet",
+    "StationGuard",
     "export_policy",
     "load_policy",
     "shipped_policy_path",

@@ -4,9 +4,11 @@ a car on an industry track with real Moves."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import (
     CAT,
@@ -45,7 +47,10 @@ from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot, PlacementGains
 from agents.passenger import PassengerBot
 from agents.planning import Plan, StationScorer, distances_from, distances_to, plan_switching
+from agents.policy import PolicyBot, PolicyNet
+from agents.registry import BotSpecError
 from agents.search import follow_plan, play_passengers
+from sm_env.actions_v1 import token_table
 from sm_env.core import eta, move_graph
 from sm_env.core.cars import BOXCAR, CABOOSE, COACH, REEFER, car_code
 from sm_env.core.catalogue import CardKind
@@ -66,6 +71,7 @@ from sm_env.core.intents import (
 from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
 from sm_env.core.state import HIDDEN, GameState, SeatView
+from sm_env.observations_v1 import ObservationEncoderV1
 
 # The heuristics; the search and policy bots have their own tests (test_search_bot.py, test_policy_bot.py).
 BOT_NAMES = tuple(
@@ -496,6 +502,64 @@ def test_heuristic_bots_clear_their_full_office_before_an_arrival(cls: type[Heur
     assert not [e for e in state.events if e.kind == "collision"]
     trains = {CAT.cards[t.train].id: t.cell for t in state.trays if t.office == office}
     assert trains["train-2"] == OFFICE_CELL and (1, 0) in trains.values()
+
+
+def random_policy_bot(state: GameState, guard: str = "") -> PolicyBot:
+    """A ``policy`` bot of an untrained network (seeded random weights) fitting ``state``'s
+    spaces: what it plays is no plan at all."""
+    table = token_table(state.config, state.catalogue)
+    sizes = [ObservationEncoderV1(state.config, state.catalogue, table).size, 16, table.size]
+    rng = np.random.default_rng(5)
+    layers = [(rng.normal(size=(b, a)), rng.normal(size=b)) for a, b in itertools.pairwise(sizes)]
+    net = PolicyNet(layers, {"offices": state.config.offices})
+    return PolicyBot.with_net(2, net, "random.npz", guard=guard)
+
+
+@pytest.mark.parametrize("guard", ["freight", "passenger", "dispatcher"])
+@pytest.mark.parametrize("make_state", [danger_state, full_office_state])
+def test_a_guarded_policy_parks_a_train_on_its_siding_before_an_arrival(
+    make_state: Callable[[], tuple[GameState, int]], guard: str
+) -> None:
+    """R8.2.3: with ``guard=NAME`` that heuristic's station guard takes the policy's Local
+    Operations and switching turns when an arrival would strike a train at its station: an
+    untrained policy parks a train on its siding and nobody collides, in both dangers above."""
+    state, office = make_state()
+    bot = random_policy_bot(state, guard)
+    assert bot.choose(state.view(0)) == ChooseSwitch(0)
+    assert bot.reason is not None and bot.reason.startswith("its station guard")
+    play_stage(state, bot, 0)
+    assert state.revenue()[0] == 0
+    assert not [e for e in state.events if e.kind == "collision"]
+    assert (1, 0) in {t.cell for t in state.trays if t.office == office}
+
+
+def test_the_policy_decides_every_turn_the_guard_leaves_alone() -> None:
+    """Through whole games, every decision of a guarded policy that is not its guard's is the
+    unguarded policy's on the same view (seeds where the guard takes turns)."""
+    turns = {"guard": 0, "policy": 0}
+    for seed in (2, 13):
+        state = new_state(2, seed, days=2)
+        guarded, unguarded = random_policy_bot(state, "freight"), random_policy_bot(state)
+        rival = FreightBot(1)
+        while not state.is_terminal():
+            seat = state.current_player()
+            if seat != 0:
+                state.apply(rival.choose(state.view(seat)))
+                continue
+            view = state.view(0)
+            intent = guarded.choose(view)
+            if (guarded.reason or "").startswith("its station guard"):
+                turns["guard"] += 1
+            else:
+                assert intent == unguarded.choose(view)
+                turns["policy"] += 1
+            state.apply(intent)
+    assert turns["guard"] > 0 and turns["policy"] > 100
+
+
+def test_an_unknown_guard_is_refused() -> None:
+    with pytest.raises(BotSpecError, match="no station guard 'bogus'"):
+        make_bot("policy:guard=bogus", 1)
 
 
 def test_search_rollouts_play_the_priors_parking_plan() -> None:
