@@ -16,7 +16,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents import make_bot, play_game  # noqa: E402
-from agents.policy import PolicyNet  # noqa: E402
+from agents.freight import FreightBot  # noqa: E402
+from agents.policy import PolicyNet, StationGuard  # noqa: E402
 from experiments.cli import main  # noqa: E402
 from experiments.training.train import (
     RunDir,
@@ -196,6 +197,27 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
     env.close()
 
 
+def test_a_guarded_run_seats_the_learner_beside_its_station_guard_at_the_same_deals() -> None:
+    """``guard``: the learner's env has the named heuristic's station guard, a fresh one every
+    game; the seats, opponents and deals are the ones the same run without a guard draws."""
+    guarded, plain = make_env(dataclasses.replace(TINY, guard="freight")), make_env(TINY)
+    guards = []
+    for seed in range(4):
+        observations = [env.reset(seed=seed)[0] for env in (guarded, plain)]
+        assert np.array_equal(*observations)
+        learner_guard = guarded.unwrapped.learner_guard
+        assert isinstance(learner_guard, StationGuard) and isinstance(learner_guard.bot, FreightBot)
+        assert plain.unwrapped.learner_guard is None
+        assert guarded.unwrapped.learner == plain.unwrapped.learner
+        assert [type(o) for o in guarded.unwrapped.opponents.values()] == [
+            type(o) for o in plain.unwrapped.opponents.values()
+        ]
+        guards.append(learner_guard)
+    assert len({id(g) for g in guards}) == len(guards)
+    for env in (guarded, plain):
+        env.close()
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
@@ -211,6 +233,7 @@ def test_seat_pool_moves_the_learner_and_draws_opponents_from_bots_and_snapshots
         ({"warm_start": "", "dagger_rounds": 1}, "name --warm-start"),
         ({"dagger_rounds": -1}, "dagger_rounds must be at least 0"),
         ({"dagger_episodes": 0}, "dagger_episodes must be at least 1"),
+        ({"guard": "bogus"}, "guard must be one of freight, passenger, dispatcher or empty"),
     ],
 )
 def test_bad_settings_are_refused(changes: dict[str, object], message: str) -> None:

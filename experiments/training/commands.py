@@ -48,6 +48,8 @@ TRAIN_OPTIONS = {
         "shaping_scale": "the shaping's scale",
         "scenario": "starting scenarios of the learner's seat, A,B,... (docs/signals.md; empty: none)",
         "scenario_prob": "the share of episodes that start from the scenario",
+        "guard": "a heuristic whose station guard takes the learner's turns it would act in, in training "
+        "and evaluation, as policy:guard=NAME plays (freight, passenger, dispatcher; empty: none)",
         "n_steps": "PPO steps per env per rollout",
         "batch_size": "PPO minibatch size",
         "n_epochs": "PPO epochs per rollout",

@@ -49,7 +49,7 @@ import gymnasium
 import numpy as np
 
 from agents import make_bot, play_game, seat_seed
-from agents.policy import PolicyBot, PolicyNet, export_policy
+from agents.policy import GUARDS, PolicyBot, PolicyNet, StationGuard, export_policy
 from experiments.arena.parallel import worker_pool
 from sm_env.core import RULES_EDITION, ConfigError, GameConfig, new_game, scenario_names, write_atomically
 from sm_env.shaping import potential
@@ -71,6 +71,7 @@ MASKABLE_PPO_ONLY = (
     "shaping",
     "shaping_gamma",
     "shaping_scale",
+    "guard",
 )
 
 
@@ -103,6 +104,7 @@ class TrainSettings:
     shaping_scale: float = 1.0
     scenario: str = ""
     scenario_prob: float = 1.0
+    guard: str = ""
     n_steps: int = 1024
     batch_size: int = 256
     n_epochs: int = 4
@@ -164,6 +166,8 @@ class TrainSettings:
                 scenario_names(self.scenario.split(","))  # names the known scenarios
         except ConfigError as err:
             raise TrainError(str(err)) from None
+        if self.guard and self.guard not in GUARDS:
+            raise TrainError(f"guard must be one of {', '.join(GUARDS)} or empty, got {self.guard!r}")
         if not self.net or min(self.net) < 1:
             raise TrainError(f"net must list layer sizes >= 1, got {self.net}")
 
@@ -221,11 +225,16 @@ class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
     so a segment plays the same whatever came before it."""
 
     def __init__(
-        self, env: gymnasium.Env[np.ndarray, np.int64], bots: Sequence[str], snapshot_prob: float
+        self,
+        env: gymnasium.Env[np.ndarray, np.int64],
+        bots: Sequence[str],
+        snapshot_prob: float,
+        guard: str = "",
     ) -> None:
         super().__init__(env)
         self.bots = tuple(bots)
         self.snapshot_prob = snapshot_prob
+        self.guard = guard
         self.pool: list[str] = []
         self._nets: dict[str, PolicyNet] = {}
         self._rng = np.random.default_rng(0)
@@ -251,11 +260,14 @@ class SeatPool(gymnasium.Wrapper[np.ndarray, np.int64, np.ndarray, np.int64]):
             bot_seed = int(rng.integers(2**32))
             if self.pool and rng.random() < self.snapshot_prob:
                 path = self.pool[int(rng.integers(len(self.pool)))]
-                opponents[agent] = PolicyBot.with_net(bot_seed, self._nets[path], path)
+                opponents[agent] = PolicyBot.with_net(bot_seed, self._nets[path], path, guard=self.guard)
             else:
                 opponents[agent] = make_bot(self.bots[int(rng.integers(len(self.bots)))], bot_seed)
-        base.set_seats(learner, opponents)  # type: ignore[attr-defined]
-        return self.env.reset(seed=int(rng.integers(2**32)), options=options)
+        game_seed = int(rng.integers(2**32))
+        # drawn last, and only with a guard: the same seats and deals with a guard as without
+        guard = StationGuard(int(rng.integers(2**32)), self.guard) if self.guard else None
+        base.set_seats(learner, opponents, guard)  # type: ignore[attr-defined]
+        return self.env.reset(seed=game_seed, options=options)
 
 
 def derived_seed(seed: int, offset: int) -> int:
@@ -270,7 +282,7 @@ def make_env(settings: TrainSettings, pool: Sequence[str] = ()) -> gymnasium.Env
     from stable_baselines3.common.monitor import Monitor
 
     env = gymnasium.make("sm_env:StationMaster-v1", **settings.env_kwargs())
-    seated = SeatPool(env, settings.opponents, settings.snapshot_prob)
+    seated = SeatPool(env, settings.opponents, settings.snapshot_prob, settings.guard)
     seated.set_pool(pool)
     return Monitor(seated, info_keywords=("revenue",))
 
@@ -531,7 +543,9 @@ def evaluate(policy: str | Path | Sequence[str | Path], settings: TrainSettings)
             seed = EVAL_SEED + deal
             for seat in range(settings.offices):
                 bots = [make_bot(spec, seat_seed(seed, s)) for s in range(settings.offices)]
-                bots[seat] = PolicyBot(seat_seed(seed, seat), str(files[seat % len(files)]))
+                bots[seat] = PolicyBot(
+                    seat_seed(seed, seat), str(files[seat % len(files)]), guard=settings.guard
+                )
                 state = new_game(config, seed=seed)
                 play_game(state, bots)
                 revenue = state.revenue()
@@ -622,6 +636,7 @@ def policy_meta(settings: TrainSettings, run: RunDir, timesteps: int) -> dict[st
         "timesteps": timesteps,
         "command": json.loads(run.meta.read_text())["command"],
         "signal": {k: v for k, v in settings.env_kwargs().items() if k not in ("num_offices", "days")},
+        "guard": settings.guard,  # play it as policy:guard=NAME, as it was trained and evaluated
     }
 
 
