@@ -22,13 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from agents.common import office_of
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.net import layer_count, load_once, one_blas_thread, read_arrays, weight_arrays
 from agents.passenger import PassengerBot
 from agents.safety import StationSafety
 from sm_env.actions_v1 import Speller, TokenTable, token_table
-from sm_env.core import RULES_EDITION, Intent, Phase, Rng, SeatView, write_atomically
+from sm_env.core import RULES_EDITION, Intent, Phase, PlaceCard, Rng, SeatView, write_atomically
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
@@ -120,11 +121,13 @@ def write_policy(layers: list[tuple[np.ndarray, np.ndarray]], path: str | Path, 
 
 
 class StationGuard:
-    """A heuristic bot's station guard (``StationSafety``) standing in for another decider at
+    """A heuristic bot's station safety (``StationSafety``) standing in for another decider at
     the turns it would act in: Local Operations when its station is in danger (or has a parked
-    train to bring back) and it has a plan or a RED FLAG to take, and the switching turn that
-    plan began. ``decide`` gives its decision, or None to leave the turn to the other.
-    ``kind`` names the heuristic (``GUARDS``), whose goals rank the clean-up plans."""
+    train to bring back) and it has a plan or a RED FLAG to take, the switching turn that plan
+    began, and, while its station has no siding, a card play of the heuristic's that lays
+    track toward one (somewhere to park a train). ``decide`` gives its decision, or None to
+    leave the turn to the other. ``kind`` names the heuristic (``GUARDS``), whose goals rank
+    the clean-up plans and the card plays."""
 
     def __init__(self, seed: int, kind: str = "freight") -> None:
         if kind not in GUARDS:
@@ -139,6 +142,11 @@ class StationGuard:
             if options:
                 self.reason = "its station guard: a collision foreseen, or a parked train to bring back"
                 return max(options, key=lambda option: option[0])[1]
+        elif board.phase is Phase.CARD_PLAY:
+            track = self._siding(view, legal or view.legal_intents())
+            if track is not None:
+                self.reason = "its station guard: track toward a siding to park a train on"
+                return track
         elif board.phase is Phase.SWITCHING:
             steps, final = self.bot.remembered_plan(board, view.seat)
             if steps or final:
@@ -146,6 +154,23 @@ class StationGuard:
                 self.reason = f"its station guard's plan: {self.bot.reason}"
                 return intent
         return None
+
+    def _siding(self, view: SeatView, legal: list[Intent]) -> PlaceCard | None:
+        """The heuristic's own card play, when its station has no siding yet and that play lays
+        track toward one (``siding_value`` rises: a turnout the Office reaches, then the
+        siding)."""
+        board = view.board
+        seat = view.seat
+        before = self.bot.siding_value(board, board.stations[office_of(board, seat)], 1.0)
+        if before >= 1.0 or not any(isinstance(intent, PlaceCard) for intent in legal):
+            return None
+        intent = self.bot.choose(view)
+        if not isinstance(intent, PlaceCard):
+            return None
+        after = view.determinize(self.bot.rng)  # a view's board is not played on
+        after.apply(intent)
+        gained = self.bot.siding_value(after, after.stations[office_of(after, seat)], 1.0) > before
+        return intent if gained else None
 
 
 class PolicyBot:

@@ -630,6 +630,26 @@ def test_freight_bot_lays_a_turnout_toward_a_siding_before_any_facility() -> Non
     assert not isinstance(make_bot("freight:w_siding=0", 1).choose(state.view(seat)), PlaceCard)
 
 
+def test_a_guarded_policy_lays_the_turnout_its_guard_would_toward_a_siding() -> None:
+    """The freight guard's card play while its station has no siding: the turnout freight@5
+    lays on its bare Running Track (above), whatever the policy would have played; once the
+    siding is begun and then laid, the card play is the policy's again."""
+    state = new_state(3, 8)
+    seat = state.current_player()
+    set_hand(state, seat, [cid("turnout-right-plain")])
+    draw_card(state, cid("turnout-left-plain"))
+    bot = random_policy_bot(state, "freight")
+    intent = bot.choose(state.view(seat))
+    assert intent == make_bot("freight", 2).choose(state.view(seat)) and isinstance(intent, PlaceCard)
+    assert bot.reason is not None and bot.reason.startswith("its station guard")
+
+    office = state.office_of_seat[seat]
+    lay_by_hand(state, office, (0, -1), "turnout-right-plain")
+    lay_by_hand(state, office, (1, 0), "junction")
+    bot.choose(state.view(seat))
+    assert not (bot.reason or "").startswith("its station guard")
+
+
 def test_a_plan_made_for_one_seat_is_never_replayed_for_another() -> None:
     """One freight bot object switches for seat 0 of ``siding_state`` (its own plan: spot the
     boxcar) and for seat 1 of ``full_office_state`` (the guard's plan, which ends the turn),
