@@ -157,7 +157,8 @@ def _run_train(args: argparse.Namespace) -> int:
     bests = policy_files(run, settings, "best")
     names = ", ".join(path.name for path in (*bests, *finals))
     print(f"trained {run.root} ({done} segments): {names}, progress.csv, curve.png")
-    print("play it: --bots " + ",".join(f"policy:path={path}" for path in bests))
+    guard = f",guard={settings.guard}" if settings.guard else ""  # played as it was trained
+    print("play it: --bots " + ",".join(f"policy:path={path}{guard}" for path in bests))
     return 0
 
 
