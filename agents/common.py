@@ -58,6 +58,7 @@ from sm_env.core import (
     free_slot,
     moves_for_switch,
     office_tier,
+    place,
     porters,
     regions,
     start_line,
@@ -72,6 +73,17 @@ KEEP_PLANS = 3  # plans one switching search keeps: its best, and the few the st
 
 def office_of(board: GameState, seat: int) -> int:
     return board.office_of_seat[seat]
+
+
+def with_card_laid(board: GameState, intent: PlaceCard) -> GameState:
+    """A copy of ``board`` with the card of a legal ``intent`` laid: laying a card changes its
+    station alone, so only that station is copied (a seat view's board will do)."""
+    office = office_of(board, intent.seat)
+    trial = board.shallow_copy()
+    trial.stations = board.stations[:]
+    trial.stations[office] = board.stations[office].copy()
+    place(trial, intent.card, intent.cell, intent.rotated, office)
+    return trial
 
 
 def coaches(consist: Iterable[int]) -> tuple[int, int, int]:

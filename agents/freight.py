@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from agents.common import Param, card_timing_facts, expected_visits, game_left, office_of
+from agents.common import Param, card_timing_facts, expected_visits, game_left, office_of, with_card_laid
 from agents.planning import Plan, StationScorer, layout_value
 from agents.safety import StationSafety
 from sm_env.core import (
@@ -40,7 +40,6 @@ from sm_env.core import (
     facility_spec,
     geometry_for,
     office_tier,
-    place,
     placements_by_card,
     porters,
     train_takes,
@@ -272,11 +271,7 @@ class FreightBot(StationSafety):
         placement = (intent.card, intent.cell, intent.rotated)
         gain = gains.get(placement)
         if gain is None:
-            # laying a card changes its station alone: a copy of that on the board
-            trial = board.shallow_copy()
-            trial.stations = board.stations[:]
-            trial.stations[office] = board.stations[office].copy()
-            place(trial, intent.card, intent.cell, intent.rotated, office)
+            trial = with_card_laid(board, intent)
             before = self.layout(board, board.stations[office], office)
             gain = gains[placement] = self.layout(board, trial.stations[office], office) - before
         return gain

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.common import office_of
+from agents.common import office_of, with_card_laid
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
 from agents.net import layer_count, load_once, one_blas_thread, read_arrays, weight_arrays
@@ -167,8 +167,8 @@ class StationGuard:
         intent = self.bot.choose(view)
         if not isinstance(intent, PlaceCard):
             return None
-        after = view.determinize(self.bot.rng)  # a view's board is not played on
-        after.apply(intent)
+        view.skip_determinize(self.bot.rng)  # the guard's stream moves on as a deal would move it
+        after = with_card_laid(board, intent)
         gained = self.bot.siding_value(after, after.stations[office_of(after, seat)], 1.0) > before
         return intent if gained else None
 
