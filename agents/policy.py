@@ -33,7 +33,12 @@ from sm_env.core import RULES_EDITION, Intent, Phase, PlaceCard, Rng, SeatView, 
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
-SHIPPED = "station_master_v1_3offices.npz"  # in agents/data/
+# the policies in agents/data/, by the name a spec's ``path`` may give instead of a file
+# (docs/training.md: "The shipped policy", "The distilled search shipped")
+SHIPPED_POLICIES = {
+    "shipped": "station_master_v1_3offices.npz",
+    "expert-clone": "station_master_v1_3offices_expert.npz",
+}
 GUARDS: dict[str, type[StationSafety]] = {
     "freight": FreightBot,
     "passenger": PassengerBot,
@@ -41,9 +46,14 @@ GUARDS: dict[str, type[StationSafety]] = {
 }
 
 
-def shipped_policy_path() -> Path:
-    """The policy shipped with the package (agents/data/)."""
-    return Path(str(resources.files("agents") / "data" / SHIPPED))
+def shipped_policy_path(name: str = "shipped") -> Path:
+    """A policy shipped with the package (agents/data/), by its name in ``SHIPPED_POLICIES``."""
+    return Path(str(resources.files("agents") / "data" / SHIPPED_POLICIES[name]))
+
+
+def policy_path(path: str) -> Path:
+    """The file ``path`` names: a shipped policy's name, or a file."""
+    return shipped_policy_path(path) if path in SHIPPED_POLICIES else Path(path)
 
 
 class PolicyFileError(ValueError):
@@ -51,9 +61,8 @@ class PolicyFileError(ValueError):
 
 
 def load_policy(path: str) -> PolicyNet:
-    """The policy at ``path`` (``"shipped"``: the one in agents/data/), read once per process."""
-    resolved = str(shipped_policy_path()) if path == "shipped" else path
-    net: PolicyNet = load_once(resolved, PolicyNet.load, PolicyFileError, "policy file")
+    """The policy at ``path`` (or the shipped one it names), read once per process."""
+    net: PolicyNet = load_once(str(policy_path(path)), PolicyNet.load, PolicyFileError, "policy file")
     return net
 
 
@@ -188,7 +197,7 @@ class PolicyBot:
     version = 1
 
     def __init__(self, seed: int, path: str = "", deterministic: bool = True, guard: str = "") -> None:
-        self.path = Path(path) if path else shipped_policy_path()
+        self.path = policy_path(path) if path else shipped_policy_path()
         self._setup(seed, PolicyNet.load(self.path), deterministic, guard)
 
     @classmethod
@@ -272,9 +281,11 @@ __all__ = [
     "PolicyBot",
     "PolicyFileError",
     "PolicyNet",
+    "SHIPPED_POLICIES",
     "StationGuard",
     "export_policy",
     "load_policy",
+    "policy_path",
     "shipped_policy_path",
     "write_policy",
 ]

@@ -207,8 +207,9 @@ class SearchBot:
     - ``rollout`` (""): who plays the rollouts. Empty: the passenger bot at every seat. A
       heuristic's name (``passenger``, ``freight`` or ``dispatcher``): that heuristic, fresh
       bots each rollout with the guard below, at the seats ``rollout_seats`` says. A policy
-      file (``agents.policy``; ``"shipped"`` is the one in agents/data/): that trained policy,
-      its likeliest intent on each seat's own view, at the seats ``rollout_seats`` says.
+      file (``agents.policy``; or a shipped one's name, ``shipped`` or ``expert-clone``): that
+      trained policy, its likeliest intent on each seat's own view, at the seats
+      ``rollout_seats`` says.
     - ``rollout_seats`` ("all"): with a ``rollout`` player, ``all`` seats play it; ``own``: only
       the searching seat, the passenger bot the others (opponents modelled as before);
       ``others``: every seat but the searching one, the passenger bot that one; ``builders``:

@@ -153,13 +153,22 @@ def test_bad_policy_files_are_refused(policy_file: Path, tmp_path: Path) -> None
             PolicyNet.load(tmp_path / "other.npz")
 
 
-def test_the_registry_loads_the_shipped_policy_and_it_plays_three_offices() -> None:
-    assert shipped_policy_path().exists()
-    bot = make_bot("policy", 3)
-    assert isinstance(bot, PolicyBot)
+@pytest.mark.parametrize(
+    ("spec", "name", "teacher"),
+    [("policy", "shipped", "passenger"), ("policy:path=expert-clone", "expert-clone", "expert")],
+)
+def test_the_registry_loads_each_shipped_policy_and_it_plays_three_offices(
+    spec: str, name: str, teacher: str
+) -> None:
+    """``policy`` plays the passenger bot's clone; ``path=expert-clone`` the ``expert`` search's
+    (docs/training.md); each file records the command that trained it."""
+    assert shipped_policy_path(name).exists()
+    bot = make_bot(spec, 3)
+    assert isinstance(bot, PolicyBot) and bot.path == shipped_policy_path(name)
     meta = bot.net.meta
     assert meta["offices"] == 3 and meta["command"].startswith("station-master train ")
-    assert shipped_policy_path().stat().st_size < 8 * 2**20
+    assert f"--warm-start {teacher} " in meta["command"]
+    assert shipped_policy_path(name).stat().st_size < 8 * 2**20
     state = new_game(GameConfig(offices=3, days=1), seed=2)
     play_game(state, [bot, make_bot("passenger", 1), make_bot("freight", 2)])
     assert state.is_terminal()

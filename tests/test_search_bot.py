@@ -395,7 +395,7 @@ def test_search_bot_with_heuristic_rollouts_rolls_out_that_heuristic_with_its_gu
         assert moves[FreightBot] <= {0, 2} and searcher in moves[PassengerBot]
 
 
-@pytest.mark.parametrize("rollout", ["freight", "shipped"])
+@pytest.mark.parametrize("rollout", ["freight", "shipped", "expert-clone"])
 def test_builders_rollouts_model_the_other_seats_that_have_laid_an_industry(rollout: str) -> None:
     """``rollout_seats=builders``: at every decision of a whole game of freight bots, the
     ``rollout`` player (a heuristic or a policy) plays each other seat whose station has an
