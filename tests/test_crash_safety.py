@@ -358,7 +358,8 @@ def test_a_tournament_stopped_by_a_signal_says_so_in_one_line_and_resumes_to_the
 
 @pytest.mark.slow
 def test_balance_killed_at_random_resumes_from_its_journal_to_the_same_document(tmp_path: Path) -> None:
-    run = ["balance", "--offices", "1,2", "--days", "1", "--games", "4", "--json", "--quiet"]
+    # 40 games last about 1.5 s on an idle core: still running at the kill, at most 0.6 s in
+    run = ["balance", "--offices", "1,2", "--days", "1", "--games", "40", "--json", "--quiet"]
     whole = subprocess.Popen([STATION_MASTER, *run, "--jobs", "1"], cwd=tmp_path, stdout=subprocess.PIPE)
     journal = tmp_path / "balance.journal"
     proc = _start([STATION_MASTER, *run, "--jobs", "1", "--journal", str(journal)], tmp_path)
