@@ -197,8 +197,8 @@ class PolicyBot:
     version = 1
 
     def __init__(self, seed: int, path: str = "", deterministic: bool = True, guard: str = "") -> None:
-        self.path = policy_path(path) if path else shipped_policy_path()
-        self._setup(seed, PolicyNet.load(self.path), deterministic, guard)
+        self.path = policy_path(path or "shipped")
+        self._setup(seed, load_policy(str(self.path)), deterministic, guard)  # one read per process
 
     @classmethod
     def with_net(

@@ -39,7 +39,7 @@ from agents.freight import FreightBot
 from agents.net import MARGIN_SCALE, NetEvaluator, load_net, one_blas_thread, win_shares
 from agents.passenger import PassengerBot
 from agents.planning import station_key
-from agents.policy import PolicyBot, load_policy
+from agents.policy import PolicyBot
 from agents.safety import StationSafety
 from sm_env.core import (
     MAX_OFFICES,
@@ -314,8 +314,7 @@ class SearchBot:
         rollout = str(merged["rollout"])
         self._rollout_kind = PRIORS.get(rollout or "passenger")  # None: a policy file
         if self._rollout_kind is None:
-            net = load_policy(rollout)
-            self._rollout_bots = [PolicyBot.with_net(0, net, rollout) for _ in range(MAX_OFFICES)]
+            self._rollout_bots = [PolicyBot(0, rollout) for _ in range(MAX_OFFICES)]  # one read
         self.seed = seed & _MASK
         self.rng = Rng(self.seed)
         self.prior = PRIORS[str(merged["prior"])](self.rng.next_u32())
