@@ -11,15 +11,17 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from agents import REGISTRY, BotSpecError
 from experiments.arena.parallel import BACKENDS, BackendError, Workers, check_backend
 from sm_env.core import ConfigError, HouseRules, ReplayError, SnapshotError
+
+_UNBOUNDED = 100_000  # columns to measure a table's natural width in
 
 # Bad input any command may meet: the CLI prints it as one line and exits with 2.
 USAGE_ERRORS: tuple[type[Exception], ...] = (
@@ -151,7 +153,13 @@ def house_rules_text(rules: HouseRules) -> str:
     return ", ".join(n for n in HouseRules.names() if getattr(rules, n)) or "none"
 
 
-def output_console(piped_width: int, soft_wrap: bool = False) -> Console:
-    """A console for a command's output: the terminal's width, or ``piped_width`` columns when
-    the output is piped (rich assumes 80 off a terminal, which squeezes the tables in logs)."""
-    return Console(highlight=False, soft_wrap=soft_wrap, width=None if sys.stdout.isatty() else piped_width)
+def output_console(piped_width: int, soft_wrap: bool = False, fits: Sequence[RenderableType] = ()) -> Console:
+    """A console for a command's output: the terminal's width, or, when the output is piped,
+    ``piped_width`` columns or as many as the widest of ``fits`` needs (rich assumes 80 off a
+    terminal, which squeezes the tables in logs; a long bot spec cut a table's figures to
+    ellipses)."""
+    if sys.stdout.isatty():
+        return Console(highlight=False, soft_wrap=soft_wrap)
+    unbounded = Console(width=_UNBOUNDED)
+    width = max([piped_width, *(unbounded.measure(renderable).maximum for renderable in fits)])
+    return Console(highlight=False, soft_wrap=soft_wrap, width=width)

@@ -451,6 +451,19 @@ def test_one_deal_has_no_revenue_interval(capsys: pytest.CaptureFixture[str], tm
     assert code == 0 and "(one deal)" in out
 
 
+def test_a_piped_table_is_as_wide_as_its_longest_bot_label(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # off a terminal a 140-column table used to cut a long spec's figures to ellipses
+    params = "w_spot=3.1,w_carry=1.3,w_deliver=2.1,w_network=1.6,w_fstock=2.6,w_fclear=2.1,w_train=1.6"
+    argv = ("tournament", "--bots", f"freight:{params}", "--against", "passenger", "--days", "1", "--games=1")
+    code, out, _ = run(capsys, *argv, "--jobs", "1", "--csv", str(tmp_path / "t.csv"), "--quiet")
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("│ freight@5("))
+    assert f"freight@5({params})" in row and "…" not in out
+    assert "(one deal)" in row and "%" in row  # its revenue and win-rate cells, whole
+
+
 def test_table_and_png(capsys: pytest.CaptureFixture[str], tmp_path: Path, first_bot: None) -> None:
     path = tmp_path / "run.csv"
     argv = ("tournament", "--bots", "first,random,first:eager=false", "--offices", "2", "--games", "2")

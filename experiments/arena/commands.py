@@ -154,8 +154,9 @@ def _run_tournament(args: argparse.Namespace) -> int:
         data.update(skill=tour.skill_json(found), csv=str(csv_path), plot=str(plot_path), wall_seconds=wall)
         print(json.dumps(data, indent=2))
         return 0
-    console = output_console(140)
-    console.print(_tournament_table(summaries))
+    table = _tournament_table(summaries)
+    console = output_console(140, fits=[table])
+    console.print(table)
     console.print(_skill_text(found, match.names()))
     console.print(f"{total} games in {wall:.1f} s; wrote {csv_path} and {plot_path}")
     return 0
@@ -320,9 +321,10 @@ def _print_balance(
     if args.json:
         print(json.dumps(bal.document(run, summaries), indent=2))
         return
-    console = output_console(160)
-    for summary in summaries:
-        console.print(_balance_table(run, summary))
+    tables = [_balance_table(run, summary) for summary in summaries]
+    console = output_console(160, fits=tables)
+    for summary, table in zip(summaries, tables, strict=True):
+        console.print(table)
         d = summary.collision_decisions
         console.print(
             f"collisions led to by a seat's decision: {d['led']} of {d['of']} "
