@@ -72,6 +72,13 @@ def test_bench_bots_times_each_bot_on_fixed_deals(capsys: pytest.CaptureFixture[
     assert "passenger: game 2 of 2" in out.err
 
 
+def test_bench_bots_table_off_a_terminal_keeps_a_long_spec_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = "freight:w_spot=3.1,w_carry=1.3,w_deliver=2.1,w_network=1.6,w_fstock=2.6"
+    assert main(["bench", "--bots", spec, "--games", "1", "--days", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"│ {spec}: CPU ms a decision " in out and "…" not in out
+
+
 def test_bench_bots_mean_interval_resamples_whole_games() -> None:
     mean, low, high = bots.mean_interval([[1.0, 3.0], [2.0], [2.0, 2.0, 2.0]])
     assert mean == pytest.approx(2.0)

@@ -103,7 +103,8 @@ def _run_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(suite.document(figures, args.quick), indent=2))
     else:
-        output_console(120).print(suite.table(figures))
+        table = suite.table(figures)
+        output_console(120, fits=[table]).print(table)
     return 0
 
 
