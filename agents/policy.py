@@ -34,10 +34,12 @@ from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
 # the policies in agents/data/, by the name a spec's ``path`` may give instead of a file
-# (docs/training.md: "The shipped policy", "The distilled search shipped")
+# (docs/training.md: "The shipped policy", "The distilled search shipped", "The search with
+# the network, distilled")
 SHIPPED_POLICIES = {
     "shipped": "station_master_v1_3offices.npz",
     "expert-clone": "station_master_v1_3offices_expert.npz",
+    "search-net-clone": "station_master_v1_3offices_search_net.npz",
 }
 GUARDS: dict[str, type[StationSafety]] = {
     "freight": FreightBot,
@@ -51,6 +53,9 @@ def shipped_policy_path(name: str = "shipped") -> Path:
     return Path(str(resources.files("agents") / "data" / SHIPPED_POLICIES[name]))
 
 
+ENSEMBLE_SEPARATOR = "+"
+
+
 def policy_path(path: str) -> Path:
     """The file ``path`` names: a shipped policy's name, or a file."""
     return shipped_policy_path(path) if path in SHIPPED_POLICIES else Path(path)
@@ -60,8 +65,16 @@ class PolicyFileError(ValueError):
     """A policy file is missing, malformed or made for other spaces or rules."""
 
 
-def load_policy(path: str) -> PolicyNet:
-    """The policy at ``path`` (or the shipped one it names), read once per process."""
+def load_policy(path: str) -> PolicyNet | PolicyEnsemble:
+    """The policy at ``path`` (or the shipped one it names), read once per process; several
+    joined by ``+`` (``ENSEMBLE_SEPARATOR``) are played as one, a ``PolicyEnsemble``."""
+    parts = path.split(ENSEMBLE_SEPARATOR)
+    if len(parts) > 1:
+        return PolicyEnsemble([_load_one(part) for part in parts], parts)
+    return _load_one(path)
+
+
+def _load_one(path: str) -> PolicyNet:
     net: PolicyNet = load_once(str(policy_path(path)), PolicyNet.load, PolicyFileError, "policy file")
     return net
 
@@ -98,6 +111,36 @@ class PolicyNet:
             if i < last:
                 x = np.tanh(x)
         return x
+
+
+class PolicyEnsemble:
+    """Policies of the same spaces played as one: the product of their distributions, that is
+    their log-probabilities summed. Policies distilled from different teachers err on different
+    states, so their product plays better than either (docs/training.md, "Two distilled
+    policies as one")."""
+
+    def __init__(self, members: list[PolicyNet], names: list[str]) -> None:
+        first = members[0]
+        for net, name in zip(members[1:], names[1:], strict=True):
+            if (net.obs_size, net.actions) != (first.obs_size, first.actions):
+                raise PolicyFileError(
+                    f"{name} (observation {net.obs_size}, {net.actions} tokens) cannot join {names[0]} "
+                    f"(observation {first.obs_size}, {first.actions} tokens) in an ensemble"
+                )
+        self.members = members
+        self.meta = first.meta
+        self.obs_size = first.obs_size
+        self.actions = first.actions
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """The summed log-softmax over every token: restricted to the legal ones it differs
+        from the summed log-probabilities there by a constant, so picks and draws agree."""
+        total = np.zeros(self.actions)
+        for net in self.members:
+            x = net.logits(observation)
+            x = x - x.max()
+            total += x - np.log(np.exp(x).sum())
+        return total
 
 
 def export_policy(policy: Any, path: str | Path, meta: dict[str, Any]) -> None:
@@ -185,7 +228,8 @@ class StationGuard:
 class PolicyBot:
     """Plays a trained v1 policy on its seat's view.
 
-    Parameters: ``path`` (a policy file; empty: the one shipped in agents/data/),
+    Parameters: ``path`` (a policy file or a shipped policy's name; empty: ``shipped``; several
+    joined by ``+`` play as one, their distributions multiplied: ``PolicyEnsemble``),
     ``deterministic`` (True: the most likely token; False: sampled with the bot's seed),
     ``guard`` (a heuristic's name, ``freight``, ``passenger`` or ``dispatcher``: its station
     guard, ``StationGuard``, takes the turns in which it would act, the policy all the others;
@@ -197,12 +241,18 @@ class PolicyBot:
     version = 1
 
     def __init__(self, seed: int, path: str = "", deterministic: bool = True, guard: str = "") -> None:
-        self.path = policy_path(path or "shipped")
-        self._setup(seed, load_policy(str(self.path)), deterministic, guard)  # one read per process
+        path = path or "shipped"
+        self.path = Path(path) if ENSEMBLE_SEPARATOR in path else policy_path(path)
+        self._setup(seed, load_policy(path), deterministic, guard)  # one read per process
 
     @classmethod
     def with_net(
-        cls, seed: int, net: PolicyNet, path: str, deterministic: bool = True, guard: str = ""
+        cls,
+        seed: int,
+        net: PolicyNet | PolicyEnsemble,
+        path: str,
+        deterministic: bool = True,
+        guard: str = "",
     ) -> PolicyBot:
         """A bot of a policy already loaded from ``path`` (many games, one load)."""
         bot = cls.__new__(cls)
@@ -210,7 +260,7 @@ class PolicyBot:
         bot._setup(seed, net, deterministic, guard)
         return bot
 
-    def _setup(self, seed: int, net: PolicyNet, deterministic: bool, guard: str) -> None:
+    def _setup(self, seed: int, net: PolicyNet | PolicyEnsemble, deterministic: bool, guard: str) -> None:
         self.net = net
         self.deterministic = bool(deterministic)
         self.guard = StationGuard(seed, guard) if guard else None
@@ -279,6 +329,7 @@ class PolicyBot:
 
 __all__ = [
     "PolicyBot",
+    "PolicyEnsemble",
     "PolicyFileError",
     "PolicyNet",
     "SHIPPED_POLICIES",

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agents import make_bot, play_game
-from agents.policy import PolicyBot, PolicyFileError, PolicyNet, shipped_policy_path
+from agents.policy import PolicyBot, PolicyEnsemble, PolicyFileError, PolicyNet, shipped_policy_path
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
 from sm_env.core.intents import PlaceCard
@@ -129,6 +129,42 @@ def test_a_policy_bot_moved_to_another_board_sees_it_whole(policy_file: Path) ->
     assert np.array_equal(moved._obs, new._obs)
 
 
+def test_an_ensemble_plays_the_product_of_its_members_distributions(
+    policy_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``path=A+B`` plays ``PolicyEnsemble``: over the legal tokens its distribution is the
+    normalised product of A's and B's; a policy joined with itself picks as it does alone."""
+    other = _random_policy_file(tmp_path_factory.mktemp("other") / "q.npz", offices=2, seed=1)
+    first, second = PolicyNet.load(policy_file), PolicyNet.load(other)
+    ensemble = PolicyEnsemble([first, second], [str(policy_file), str(other)])
+    observation = np.random.default_rng(0).random(first.obs_size).astype(np.float32)
+    legal = np.array([3, 8, 40, 41, first.actions - 1])
+
+    def softmax(x: np.ndarray) -> np.ndarray:
+        e = np.exp(x - x.max())
+        return e / e.sum()
+
+    product = softmax(first.logits(observation)[legal]) * softmax(second.logits(observation)[legal])
+    assert np.allclose(softmax(ensemble.logits(observation)[legal]), product / product.sum())
+
+    games = []
+    for path in (str(policy_file), f"{policy_file}+{policy_file}", f"{policy_file}+{other}"):
+        state = new_game(GameConfig(offices=2, days=1), seed=21)
+        bot = make_bot(f"policy:path={path}", 7)
+        games.append((play_game(state, [bot, make_bot("passenger", 8)]), state.state_hash()))
+    assert games[0] == games[1] and games[2] != games[0]
+
+
+def test_an_ensemble_of_policies_for_other_spaces_is_refused(
+    policy_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    three = _random_policy_file(tmp_path_factory.mktemp("three") / "three.npz", offices=3)
+    with pytest.raises(PolicyFileError, match="cannot join .* in an ensemble"):
+        PolicyBot(0, f"{policy_file}+{three}")
+    with pytest.raises(PolicyFileError, match="no policy file at .*missing.npz"):
+        PolicyBot(0, f"{policy_file}+{three.parent / 'missing.npz'}")
+
+
 def test_a_policy_for_other_spaces_is_refused(policy_file: Path) -> None:
     state = new_game(GameConfig(offices=3, days=1), seed=1)
     bot = PolicyBot(0, str(policy_file))
@@ -155,13 +191,22 @@ def test_bad_policy_files_are_refused(policy_file: Path, tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     ("spec", "name", "teacher"),
-    [("policy", "shipped", "passenger"), ("policy:path=expert-clone", "expert-clone", "expert")],
+    [
+        ("policy", "shipped", "passenger"),
+        ("policy:path=expert-clone", "expert-clone", "expert"),
+        (
+            "policy:path=search-net-clone",
+            "search-net-clone",
+            "search:prior=freight,net=shipped,rollouts=24,rival=1,keep=industry,halve=4",
+        ),
+    ],
 )
 def test_the_registry_loads_each_shipped_policy_and_it_plays_three_offices(
     spec: str, name: str, teacher: str
 ) -> None:
-    """``policy`` plays the passenger bot's clone; ``path=expert-clone`` the ``expert`` search's
-    (docs/training.md); each file records the command that trained it."""
+    """``policy`` plays the passenger bot's clone; ``path=expert-clone`` the ``expert`` search's,
+    ``path=search-net-clone`` the search's with the network (docs/training.md); each file
+    records the command that trained it."""
     assert shipped_policy_path(name).exists()
     bot = make_bot(spec, 3)
     assert isinstance(bot, PolicyBot) and bot.path == shipped_policy_path(name)
@@ -169,6 +214,20 @@ def test_the_registry_loads_each_shipped_policy_and_it_plays_three_offices(
     assert meta["offices"] == 3 and meta["command"].startswith("station-master train ")
     assert f"--warm-start {teacher} " in meta["command"]
     assert shipped_policy_path(name).stat().st_size < 8 * 2**20
+    state = new_game(GameConfig(offices=3, days=1), seed=2)
+    play_game(state, [bot, make_bot("passenger", 1), make_bot("freight", 2)])
+    assert state.is_terminal()
+
+
+def test_the_two_distilled_searches_play_as_one() -> None:
+    """The fast policy of docs/training.md ("Two distilled policies as one"): the two shipped
+    distillations of the search, multiplied, beside the freight bot's station guard."""
+    bot = make_bot("policy:path=expert-clone+search-net-clone,guard=freight", 3)
+    assert isinstance(bot, PolicyBot) and isinstance(bot.net, PolicyEnsemble)
+    assert [net.meta["command"] for net in bot.net.members] == [
+        PolicyNet.load(shipped_policy_path(name)).meta["command"]
+        for name in ("expert-clone", "search-net-clone")
+    ]
     state = new_game(GameConfig(offices=3, days=1), seed=2)
     play_game(state, [bot, make_bot("passenger", 1), make_bot("freight", 2)])
     assert state.is_terminal()
