@@ -115,8 +115,8 @@ class PolicyNet:
 
 class PolicyEnsemble:
     """Policies of the same spaces played as one: the product of their distributions, that is
-    their log-probabilities summed. Policies distilled from different teachers err on different
-    states, so their product plays better than either (docs/training.md, "Two distilled
+    their log-probabilities summed. Students of different teachers err on different states:
+    the shipped two, multiplied, outplay each of them (docs/training.md, "Two distilled
     policies as one")."""
 
     def __init__(self, members: list[PolicyNet], names: list[str]) -> None:

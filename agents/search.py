@@ -207,8 +207,8 @@ class SearchBot:
     - ``rollout`` (""): who plays the rollouts. Empty: the passenger bot at every seat. A
       heuristic's name (``passenger``, ``freight`` or ``dispatcher``): that heuristic, fresh
       bots each rollout with the guard below, at the seats ``rollout_seats`` says. A policy
-      file (``agents.policy``; or a shipped one's name, ``shipped`` or ``expert-clone``): that
-      trained policy, its likeliest intent on each seat's own view, at the seats
+      file (``agents.policy``; or a shipped one's name, ``SHIPPED_POLICIES``; or several joined
+      by ``+``): that trained policy, its likeliest intent on each seat's own view, at the seats
       ``rollout_seats`` says.
     - ``rollout_seats`` ("all"): with a ``rollout`` player, ``all`` seats play it; ``own``: only
       the searching seat, the passenger bot the others (opponents modelled as before);
