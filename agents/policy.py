@@ -70,6 +70,8 @@ def load_policy(path: str) -> PolicyNet | PolicyEnsemble:
     joined by ``+`` (``ENSEMBLE_SEPARATOR``) are played as one, a ``PolicyEnsemble``."""
     parts = path.split(ENSEMBLE_SEPARATOR)
     if len(parts) > 1:
+        if not all(parts):
+            raise PolicyFileError(f"{path!r} names an empty policy beside a {ENSEMBLE_SEPARATOR!r}")
         return PolicyEnsemble([_load_one(part) for part in parts], parts)
     return _load_one(path)
 

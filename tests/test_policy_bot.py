@@ -163,6 +163,8 @@ def test_an_ensemble_of_policies_for_other_spaces_is_refused(
         PolicyBot(0, f"{policy_file}+{three}")
     with pytest.raises(PolicyFileError, match="no policy file at .*missing.npz"):
         PolicyBot(0, f"{policy_file}+{three.parent / 'missing.npz'}")
+    with pytest.raises(PolicyFileError, match=r"names an empty policy beside a '\+'"):
+        PolicyBot(0, f"{policy_file}+")
 
 
 def test_a_policy_for_other_spaces_is_refused(policy_file: Path) -> None:
