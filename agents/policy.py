@@ -244,7 +244,7 @@ class PolicyBot:
 
     def __init__(self, seed: int, path: str = "", deterministic: bool = True, guard: str = "") -> None:
         path = path or "shipped"
-        self.path = Path(path) if ENSEMBLE_SEPARATOR in path else policy_path(path)
+        self.path = policy_path(path)  # an ensemble's names, joined, name no shipped policy
         self._setup(seed, load_policy(path), deterministic, guard)  # one read per process
 
     @classmethod
