@@ -25,7 +25,7 @@ import numpy as np
 from agents.common import office_of, with_card_laid
 from agents.dispatcher import DispatcherBot
 from agents.freight import FreightBot
-from agents.net import layer_count, load_once, one_blas_thread, read_arrays, weight_arrays
+from agents.net import layer_count, load_once, one_blas_thread, read_arrays, softmax, weight_arrays
 from agents.passenger import PassengerBot
 from agents.safety import StationSafety
 from sm_env.actions_v1 import Speller, TokenTable, token_table
@@ -323,8 +323,7 @@ class PolicyBot:
     def _pick(self, logits: np.ndarray) -> int:
         if self.deterministic:
             return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
+        p = softmax(logits)
         u = self.rng.next_u32() / 2**32
         return min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(p) - 1)
 

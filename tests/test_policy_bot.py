@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from agents import make_bot, play_game
+from agents.net import softmax
 from agents.policy import PolicyBot, PolicyEnsemble, PolicyFileError, PolicyNet, shipped_policy_path
 from sm_env.core.config import GameConfig
 from sm_env.core.engine import new_game
@@ -139,11 +140,6 @@ def test_an_ensemble_plays_the_product_of_its_members_distributions(
     ensemble = PolicyEnsemble([first, second], [str(policy_file), str(other)])
     observation = np.random.default_rng(0).random(first.obs_size).astype(np.float32)
     legal = np.array([3, 8, 40, 41, first.actions - 1])
-
-    def softmax(x: np.ndarray) -> np.ndarray:
-        e = np.exp(x - x.max())
-        return e / e.sum()
-
     product = softmax(first.logits(observation)[legal]) * softmax(second.logits(observation)[legal])
     assert np.allclose(softmax(ensemble.logits(observation)[legal]), product / product.sum())
 
