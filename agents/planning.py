@@ -2,7 +2,7 @@
 
 ``plan_switching`` searches sequences of legal Moves (``station_moves``, exactly what the
 switching step offers) within the Moves left, simulating each on a copy of the state
-(``clone`` + ``apply_move``), and scores every station reached with a ``StationScorer``: cars
+(``after_move``), and scores every station reached with a ``StationScorer``: cars
 of the right type on the right industry tracks, loaded cars aboard trains ready to depart, the
 Running Track clear of standing cars, every train back on the Office's A/D track in order
 (R8.1.2) with enough Moves left to get there. The search is a beam: at each depth every kept
@@ -37,7 +37,7 @@ from sm_env.core import (
     MoveTray,
     Station,
     W,
-    apply_move,
+    after_move,
     cell_ends,
     geometry_for,
     limits_cols,
@@ -378,8 +378,7 @@ def plan_candidates(
                 if budget <= 0:
                     break
                 budget -= 1
-                child = here.clone()
-                apply_move(child, move)
+                child = after_move(here, move)
                 key = station_key(child, seat)
                 if key in seen:
                     continue

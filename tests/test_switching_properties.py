@@ -27,7 +27,7 @@ from sm_env.core.intents import MoveTray
 from sm_env.core.phases import Phase
 from sm_env.core.rng import Rng
 from sm_env.core.state import GameState
-from sm_env.core.switching import list_moves
+from sm_env.core.switching import after_move, apply_move, list_moves, station_moves
 
 CATALOGUE_FILE = Path(__file__).resolve().parent.parent / "sm_env" / "core" / "data" / "cards.json"
 
@@ -249,3 +249,36 @@ def test_D_grid_10_a_straight_from_sw_to_ne_is_passed_through_both_ways() -> Non
                     with pytest.raises(IllegalIntent):
                         state.clone().apply(move)
     assert passed_over > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), placements=st.integers(2, 14), trays=st.integers(1, 3))
+def test_RA_3_after_move_is_the_move_on_a_copy_and_leaves_the_state_alone(
+    seed: int, placements: int, trays: int
+) -> None:
+    """``after_move`` (the planners' light copy) gives the position ``clone`` + ``apply_move``
+    gives, two Moves deep, and changes neither the state it starts from nor the one between."""
+    state = random_station(seed, placements, trays)
+    before = state.state_hash()
+    for move in station_moves(state, 0):
+        child = after_move(state, move)
+        played = state.clone()
+        apply_move(played, move)
+        assert child.state_hash() == played.state_hash()
+        middle = child.state_hash()
+        for second in station_moves(child, 0)[:5]:
+            grandchild = after_move(child, second)
+            apply_move(expected := played.clone(), second)
+            assert grandchild.state_hash() == expected.state_hash()
+        assert child.state_hash() == middle
+    assert state.state_hash() == before
+
+
+def test_RA_0_2_after_move_refuses_an_illegal_move_and_changes_nothing() -> None:
+    state = random_station(3, 6, 1)
+    before = state.state_hash()
+    with pytest.raises(IllegalIntent, match="no Crew Tray 9"):
+        after_move(state, MoveTray(0, 9, ((0, 0),), (0,), 0))
+    with pytest.raises(IllegalIntent, match="not in seat 0's station"):
+        after_move(state, MoveTray(0, 3, ((0, 0),), (0,), 0))
+    assert state.state_hash() == before

@@ -251,7 +251,7 @@ from sm_env.core.state import (
     LedgerEntry,
     SeatView,
 )
-from sm_env.core.switching import MAX_TRAY_CARS, apply_move, station_moves
+from sm_env.core.switching import MAX_TRAY_CARS, after_move, apply_move, station_moves
 from sm_env.core.text import (
     board_text,
     car_label,
@@ -366,6 +366,7 @@ __all__ = [
     "W",
     "WORK_SLOTS",
     "ad_tracks",
+    "after_move",
     "apply_move",
     "apply_scenarios",
     "board_text",

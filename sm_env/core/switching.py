@@ -22,7 +22,7 @@ from sm_env.core.grid import (
     survey_of,
 )
 from sm_env.core.intents import Cell, MoveTray
-from sm_env.core.pieces import OFFICE_CELL, Tray
+from sm_env.core.pieces import OFFICE_CELL, Station, Tray
 from sm_env.core.queries import ad_tracks
 from sm_env.core.text import render_station
 
@@ -247,6 +247,32 @@ def apply_move(state: GameState, move: MoveTray) -> None:
             tray.split = len(west)
     tray.cell = destination
     tray.consist = consist
+
+
+def after_move(state: GameState, move: MoveTray) -> GameState:
+    """A new state: ``state`` with ``move`` carried out (checked as ``apply_move`` checks it),
+    ``state`` unchanged. For a planner trying many Moves: a Move changes only its tray and the
+    cars standing in its station, so the new state copies those and shares every other
+    container with ``state``. Read it, or try further Moves on it with ``after_move``; never
+    play on it (``GameState.clone`` makes a state to play on)."""
+    _, office = _check_shape(state, move)
+    other = state.shallow_copy()
+    stations = state.stations[:]
+    station = stations[office]
+    stations[office] = Station(
+        station.grid,
+        station.boxes,
+        station.cars.copy(),
+        station.modifiers,
+        station.modifiers_used,
+        station.survey,
+    )
+    other.stations = stations
+    trays = state.trays[:]
+    trays[move.tray] = trays[move.tray].copy()
+    other.trays = trays
+    apply_move(other, move)
+    return other
 
 
 def _check_shape(state: GameState, move: MoveTray) -> tuple[Tray, int]:
