@@ -598,6 +598,11 @@ class HeuristicBot:
         once it is done (or the station no longer matches it) instead of planning on."""
         self._plans[seat] = (board.stages_played, list(zip(plan.keys, plan.moves, strict=True)), final)
 
+    def forget_plan(self, seat: int) -> None:
+        """Drop the switching plan remembered for the seat: the bot was asked for advice, and
+        the turn goes on without it."""
+        self._plans.pop(seat, None)
+
     def remembered_plan(
         self, board: GameState, seat: int
     ) -> tuple[list[tuple[tuple[object, ...], MoveTray]], bool]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,17 @@ from agents.net import layer_count, load_once, one_blas_thread, read_arrays, sof
 from agents.passenger import PassengerBot
 from agents.safety import StationSafety
 from sm_env.actions_v1 import Speller, TokenTable, token_table
-from sm_env.core import RULES_EDITION, Intent, Phase, PlaceCard, Rng, SeatView, write_atomically
+from sm_env.core import (
+    RULES_EDITION,
+    DrawDepartment,
+    Intent,
+    Phase,
+    PlaceCard,
+    PlaceModifier,
+    Rng,
+    SeatView,
+    write_atomically,
+)
 from sm_env.observations_v1 import ObservationEncoderV1
 
 FORMAT = 1
@@ -41,6 +52,8 @@ SHIPPED_POLICIES = {
     "expert-clone": "station_master_v1_3offices_expert.npz",
     "search-net-clone": "station_master_v1_3offices_search_net.npz",
 }
+# what a guard's heuristic may decide beside the policy (``StationGuard``'s ``defer``)
+DEFERRABLE = ("lay", "department")
 GUARDS: dict[str, type[StationSafety]] = {
     "freight": FreightBot,
     "passenger": PassengerBot,
@@ -181,32 +194,58 @@ class StationGuard:
     began, and, while its station has no siding, a card play of the heuristic's that lays
     track toward one (somewhere to park a train). ``decide`` gives its decision, or None to
     leave the turn to the other. ``kind`` names the heuristic (``GUARDS``), whose goals rank
-    the clean-up plans and the card plays."""
+    the clean-up plans and the card plays.
 
-    def __init__(self, seed: int, kind: str = "freight") -> None:
+    ``defer`` names choices the heuristic also makes wherever it would make them (``DEFERRABLE``):
+    ``lay``, a card laid on the station (track, an industry or a Modifier) at a card play, which
+    takes in the siding's track; ``department``, a Department's card taken in Local Operations.
+    The heuristic decides the whole turn and its choice stands only when it is of that kind."""
+
+    def __init__(self, seed: int, kind: str = "freight", defer: Iterable[str] = ()) -> None:
         if kind not in GUARDS:
             raise ValueError(f"no station guard {kind!r} (known: {', '.join(GUARDS)})")
+        self.defer = frozenset(defer)
+        unknown = sorted(self.defer - set(DEFERRABLE))
+        if unknown:
+            raise ValueError(f"cannot defer {', '.join(unknown)} (known: {', '.join(DEFERRABLE)})")
         self.bot = GUARDS[kind](seed)
         self.reason: str | None = None
 
     def decide(self, view: SeatView, legal: list[Intent] | None = None) -> Intent | None:
         board = view.board
+        legal = legal or view.legal_intents()
         if board.phase is Phase.LOCAL_OPS:
-            options = self.bot.guard_station(view, board, legal or view.legal_intents(), [])
+            options = self.bot.guard_station(view, board, legal, [])
             if options:
                 self.reason = "its station guard: a collision foreseen, or a parked train to bring back"
                 return max(options, key=lambda option: option[0])[1]
+            if "department" in self.defer and any(isinstance(intent, DrawDepartment) for intent in legal):
+                return self._deferred(view, (DrawDepartment,))
         elif board.phase is Phase.CARD_PLAY:
-            track = self._siding(view, legal or view.legal_intents())
+            if "lay" in self.defer:
+                if any(isinstance(intent, PlaceCard | PlaceModifier) for intent in legal):
+                    return self._deferred(view, (PlaceCard, PlaceModifier))
+                return None
+            track = self._siding(view, legal)
             if track is not None:
                 self.reason = "its station guard: track toward a siding to park a train on"
                 return track
         elif board.phase is Phase.SWITCHING:
             steps, final = self.bot.remembered_plan(board, view.seat)
             if steps or final:
-                intent = self.bot.switching(view, board, legal or view.legal_intents())
+                intent = self.bot.switching(view, board, legal)
                 self.reason = f"its station guard's plan: {self.bot.reason}"
                 return intent
+        return None
+
+    def _deferred(self, view: SeatView, kinds: tuple[type, ...]) -> Intent | None:
+        """The heuristic's choice of the turn if it is of one of ``kinds``, else None (and no switching
+        plan of its own kept for the turn: the other decides it)."""
+        intent = self.bot.choose(view)
+        if isinstance(intent, kinds):
+            self.reason = f"its heuristic's choice: {self.bot.reason}"
+            return intent
+        self.bot.forget_plan(view.seat)
         return None
 
     def _siding(self, view: SeatView, legal: list[Intent]) -> PlaceCard | None:
@@ -236,16 +275,21 @@ class PolicyBot:
     ``guard`` (a heuristic's name, ``freight``, ``passenger`` or ``dispatcher``: its station
     guard, ``StationGuard``, takes the turns in which it would act, the policy all the others;
     empty: none. A policy trained on revenue alone seldom parks a train before an arrival,
-    docs/training.md).
+    docs/training.md), ``defer`` (with a guard: choices its heuristic makes wherever it would,
+    several joined by ``+``: ``lay``, the cards laid on the station; ``department``, the
+    Department cards taken; empty: none. The policy plays the passenger half and leaves the
+    freight layout to the heuristic, docs/training.md).
     """
 
     name = "policy"
     version = 1
 
-    def __init__(self, seed: int, path: str = "", deterministic: bool = True, guard: str = "") -> None:
+    def __init__(
+        self, seed: int, path: str = "", deterministic: bool = True, guard: str = "", defer: str = ""
+    ) -> None:
         path = path or "shipped"
         self.path = policy_path(path)  # an ensemble's names, joined, name no shipped policy
-        self._setup(seed, load_policy(path), deterministic, guard)  # one read per process
+        self._setup(seed, load_policy(path), deterministic, guard, defer)  # one read per process
 
     @classmethod
     def with_net(
@@ -255,17 +299,22 @@ class PolicyBot:
         path: str,
         deterministic: bool = True,
         guard: str = "",
+        defer: str = "",
     ) -> PolicyBot:
         """A bot of a policy already loaded from ``path`` (many games, one load)."""
         bot = cls.__new__(cls)
         bot.path = Path(path)
-        bot._setup(seed, net, deterministic, guard)
+        bot._setup(seed, net, deterministic, guard, defer)
         return bot
 
-    def _setup(self, seed: int, net: PolicyNet | PolicyEnsemble, deterministic: bool, guard: str) -> None:
+    def _setup(
+        self, seed: int, net: PolicyNet | PolicyEnsemble, deterministic: bool, guard: str, defer: str
+    ) -> None:
+        if defer and not guard:
+            raise ValueError(f"defer={defer} needs a guard, whose heuristic makes those choices")
         self.net = net
         self.deterministic = bool(deterministic)
-        self.guard = StationGuard(seed, guard) if guard else None
+        self.guard = StationGuard(seed, guard, filter(None, defer.split("+"))) if guard else None
         self.rng = Rng(seed & 0xFFFFFFFF)
         self.reason: str | None = None
         self._table: TokenTable | None = None

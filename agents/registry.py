@@ -90,7 +90,7 @@ register(
         PolicyBot.version,
         "a MaskablePPO policy trained on StationMaster-v1 (default: the one shipped, 3 offices)",
         PolicyBot,
-        {"path": "", "deterministic": True, "guard": ""},
+        {"path": "", "deterministic": True, "guard": "", "defer": ""},
     )
 )
 register(

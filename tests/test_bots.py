@@ -5,6 +5,7 @@ a car on an industry track with real Moves."""
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -60,12 +61,14 @@ from sm_env.core.grid import place
 from sm_env.core.intents import (
     AddCar,
     ChooseSwitch,
+    DrawDepartment,
     EndConsist,
     EndSwitching,
     Intent,
     MoveTray,
     Pass,
     PlaceCard,
+    PlaceModifier,
     RedFlag,
 )
 from sm_env.core.phases import Phase
@@ -504,7 +507,7 @@ def test_heuristic_bots_clear_their_full_office_before_an_arrival(cls: type[Heur
     assert trains["train-2"] == OFFICE_CELL and (1, 0) in trains.values()
 
 
-def random_policy_bot(state: GameState, guard: str = "") -> PolicyBot:
+def random_policy_bot(state: GameState, guard: str = "", defer: str = "") -> PolicyBot:
     """A ``policy`` bot of an untrained network (seeded random weights) fitting ``state``'s
     spaces: what it plays is no plan at all."""
     table = token_table(state.config, state.catalogue)
@@ -512,7 +515,7 @@ def random_policy_bot(state: GameState, guard: str = "") -> PolicyBot:
     rng = np.random.default_rng(5)
     layers = [(rng.normal(size=(b, a)), rng.normal(size=b)) for a, b in itertools.pairwise(sizes)]
     net = PolicyNet(layers, {"offices": state.config.offices})
-    return PolicyBot.with_net(2, net, "random.npz", guard=guard)
+    return PolicyBot.with_net(2, net, "random.npz", guard=guard, defer=defer)
 
 
 @pytest.mark.parametrize("guard", ["freight", "passenger", "dispatcher"])
@@ -560,6 +563,55 @@ def test_the_policy_decides_every_turn_the_guard_leaves_alone() -> None:
 def test_an_unknown_guard_is_refused() -> None:
     with pytest.raises(BotSpecError, match="no station guard 'bogus'"):
         make_bot("policy:guard=bogus", 1)
+
+
+def test_deferring_needs_a_guard_and_a_known_choice() -> None:
+    with pytest.raises(BotSpecError, match="defer=lay needs a guard"):
+        make_bot("policy:defer=lay", 1)
+    with pytest.raises(BotSpecError, match=r"cannot defer cargo \(known: lay, department\)"):
+        make_bot("policy:guard=freight,defer=lay+cargo", 1)
+
+
+def test_a_policy_defers_to_its_heuristic_only_the_choices_it_names() -> None:
+    """Through whole games, a guarded policy with ``defer=lay+department`` lays the cards and
+    takes the Department cards its freight heuristic chooses, and nothing else of its; every
+    decision neither the guard's nor deferred is the unguarded policy's on the same view."""
+    turns: Counter[str] = Counter()
+    for seed in (2, 13):
+        state = new_state(2, seed, days=2)
+        deferring, unguarded = random_policy_bot(state, "freight", "lay+department"), random_policy_bot(state)
+        rival = FreightBot(1)
+        while not state.is_terminal():
+            seat = state.current_player()
+            if seat != 0:
+                state.apply(rival.choose(state.view(seat)))
+                continue
+            view = state.view(0)
+            intent = deferring.choose(view)
+            reason = deferring.reason or ""
+            if reason.startswith("its heuristic's choice"):
+                assert isinstance(intent, PlaceCard | PlaceModifier | DrawDepartment), intent
+                turns[type(intent).__name__] += 1
+            elif reason.startswith("its station guard"):
+                turns["guard"] += 1
+            else:
+                assert intent == unguarded.choose(view)
+                turns["policy"] += 1
+            state.apply(intent)
+    assert turns["PlaceCard"] and turns["DrawDepartment"] and turns["policy"] > 100, turns
+
+
+def test_a_policy_deferring_lay_lays_the_card_its_heuristic_would() -> None:
+    """At a card play, ``defer=lay``: the freight bot's own choice when it lays a card (the
+    turnout toward a siding here), whatever the policy would have played."""
+    state = new_state(3, 8)
+    seat = state.current_player()
+    set_hand(state, seat, [cid("turnout-right-plain")])
+    draw_card(state, cid("turnout-left-plain"))
+    bot = random_policy_bot(state, "freight", "lay")
+    intent = bot.choose(state.view(seat))
+    assert intent == make_bot("freight", 2).choose(state.view(seat)) and isinstance(intent, PlaceCard)
+    assert (bot.reason or "").startswith("its heuristic's choice")
 
 
 def test_search_rollouts_play_the_priors_parking_plan() -> None:
