@@ -536,13 +536,16 @@ def test_a_guarded_policy_parks_a_train_on_its_siding_before_an_arrival(
     assert (1, 0) in {t.cell for t in state.trays if t.office == office}
 
 
-def test_the_policy_decides_every_turn_the_guard_leaves_alone() -> None:
-    """Through whole games, every decision of a guarded policy that is not its guard's is the
-    unguarded policy's on the same view (seeds where the guard takes turns)."""
-    turns = {"guard": 0, "policy": 0}
+@pytest.mark.parametrize("defer", ["", "lay+department"])
+def test_the_policy_decides_every_turn_the_guard_leaves_alone(defer: str) -> None:
+    """Through whole games, every decision of a guarded policy that is neither its guard's nor
+    deferred to the guard's heuristic is the unguarded policy's on the same view (seeds where
+    the guard takes turns); with ``defer=lay+department`` the heuristic lays cards and takes
+    Department cards, and nothing else of its stands."""
+    turns: Counter[str] = Counter()
     for seed in (2, 13):
         state = new_state(2, seed, days=2)
-        guarded, unguarded = random_policy_bot(state, "freight"), random_policy_bot(state)
+        guarded, unguarded = random_policy_bot(state, "freight", defer), random_policy_bot(state)
         rival = FreightBot(1)
         while not state.is_terminal():
             seat = state.current_player()
@@ -551,13 +554,21 @@ def test_the_policy_decides_every_turn_the_guard_leaves_alone() -> None:
                 continue
             view = state.view(0)
             intent = guarded.choose(view)
-            if (guarded.reason or "").startswith("its station guard"):
+            reason = guarded.reason or ""
+            if reason.startswith("its heuristic's choice"):
+                assert isinstance(intent, PlaceCard | PlaceModifier | DrawDepartment), intent
+                turns[type(intent).__name__] += 1
+            elif reason.startswith("its station guard"):
                 turns["guard"] += 1
             else:
                 assert intent == unguarded.choose(view)
                 turns["policy"] += 1
             state.apply(intent)
-    assert turns["guard"] > 0 and turns["policy"] > 100
+    assert turns["policy"] > 100, turns
+    if defer:
+        assert turns["PlaceCard"] and turns["DrawDepartment"], turns
+    else:
+        assert turns["guard"] > 0 and set(turns) == {"guard", "policy"}, turns
 
 
 def test_an_unknown_guard_is_refused() -> None:
@@ -570,35 +581,6 @@ def test_deferring_needs_a_guard_and_a_known_choice() -> None:
         make_bot("policy:defer=lay", 1)
     with pytest.raises(BotSpecError, match=r"cannot defer cargo \(known: lay, department\)"):
         make_bot("policy:guard=freight,defer=lay+cargo", 1)
-
-
-def test_a_policy_defers_to_its_heuristic_only_the_choices_it_names() -> None:
-    """Through whole games, a guarded policy with ``defer=lay+department`` lays the cards and
-    takes the Department cards its freight heuristic chooses, and nothing else of its; every
-    decision neither the guard's nor deferred is the unguarded policy's on the same view."""
-    turns: Counter[str] = Counter()
-    for seed in (2, 13):
-        state = new_state(2, seed, days=2)
-        deferring, unguarded = random_policy_bot(state, "freight", "lay+department"), random_policy_bot(state)
-        rival = FreightBot(1)
-        while not state.is_terminal():
-            seat = state.current_player()
-            if seat != 0:
-                state.apply(rival.choose(state.view(seat)))
-                continue
-            view = state.view(0)
-            intent = deferring.choose(view)
-            reason = deferring.reason or ""
-            if reason.startswith("its heuristic's choice"):
-                assert isinstance(intent, PlaceCard | PlaceModifier | DrawDepartment), intent
-                turns[type(intent).__name__] += 1
-            elif reason.startswith("its station guard"):
-                turns["guard"] += 1
-            else:
-                assert intent == unguarded.choose(view)
-                turns["policy"] += 1
-            state.apply(intent)
-    assert turns["PlaceCard"] and turns["DrawDepartment"] and turns["policy"] > 100, turns
 
 
 def test_a_policy_deferring_lay_lays_the_card_its_heuristic_would() -> None:
