@@ -33,6 +33,7 @@ from sm_env.actions_v1 import Speller, TokenTable, token_table
 from sm_env.core import (
     RULES_EDITION,
     DrawDepartment,
+    DrawHomeOffice,
     Intent,
     Phase,
     PlaceCard,
@@ -53,7 +54,7 @@ SHIPPED_POLICIES = {
     "search-net-clone": "station_master_v1_3offices_search_net.npz",
 }
 # what a guard's heuristic may decide beside the policy (``StationGuard``'s ``defer``)
-DEFERRABLE = ("lay", "department")
+DEFERRABLE = ("lay", "draw")
 GUARDS: dict[str, type[StationSafety]] = {
     "freight": FreightBot,
     "passenger": PassengerBot,
@@ -196,10 +197,12 @@ class StationGuard:
     leave the turn to the other. ``kind`` names the heuristic (``GUARDS``), whose goals rank
     the clean-up plans and the card plays.
 
-    ``defer`` names choices the heuristic also makes wherever it would make them (``DEFERRABLE``):
-    ``lay``, a card laid on the station (track, an industry or a Modifier) at a card play, which
-    takes in the siding's track; ``department``, a Department's card taken in Local Operations.
-    The heuristic decides the whole turn and its choice stands only when it is of that kind."""
+    ``defer`` names choices the heuristic also makes (``DEFERRABLE``): ``lay``, a card laid on
+    the station (track, an industry or a Modifier) wherever it would lay one at a card play
+    (its whole card play is weighed, and its choice stands only when it lays a card; this takes
+    in the siding's track); ``draw``, which card is drawn once the other has chosen to draw in
+    Local Operations (the Home Office's or a Department's top card, by the heuristic's value
+    of each: ``draw``)."""
 
     def __init__(self, seed: int, kind: str = "freight", defer: Iterable[str] = ()) -> None:
         if kind not in GUARDS:
@@ -219,8 +222,6 @@ class StationGuard:
             if options:
                 self.reason = "its station guard: a collision foreseen, or a parked train to bring back"
                 return max(options, key=lambda option: option[0])[1]
-            if "department" in self.defer and any(isinstance(intent, DrawDepartment) for intent in legal):
-                return self._deferred(view, (DrawDepartment,))
         elif board.phase is Phase.CARD_PLAY:
             if "lay" in self.defer:
                 if any(isinstance(intent, PlaceCard | PlaceModifier) for intent in legal):
@@ -237,6 +238,19 @@ class StationGuard:
                 self.reason = f"its station guard's plan: {self.bot.reason}"
                 return intent
         return None
+
+    def draw(self, view: SeatView, legal: list[Intent]) -> Intent | None:
+        """With ``draw`` deferred, the card the heuristic would draw of those ``legal`` offers:
+        the Home Office's or a Department's top card, the best by its value (the first on
+        ties); else None."""
+        if "draw" not in self.defer:
+            return None
+        options = self.bot.draw_options(view, view.board, legal)
+        if not options:
+            return None
+        best = max(options, key=lambda option: option[0])  # max keeps the first of equals
+        self.reason = "its heuristic's choice of the card to draw"
+        return best[1]
 
     def _deferred(self, view: SeatView, kinds: tuple[type, ...]) -> Intent | None:
         """The heuristic's choice of the turn if it is of one of ``kinds``, else None (and no switching
@@ -276,8 +290,8 @@ class PolicyBot:
     guard, ``StationGuard``, takes the turns in which it would act, the policy all the others;
     empty: none. A policy trained on revenue alone seldom parks a train before an arrival,
     docs/training.md), ``defer`` (with a guard: choices its heuristic makes wherever it would,
-    several joined by ``+``: ``lay``, the cards laid on the station; ``department``, the
-    Department cards taken; empty: none. The policy plays the passenger half and leaves the
+    several joined by ``+``: ``lay``, the cards laid on the station; ``draw``, which card a
+    draw takes; empty: none. The policy plays the passenger half and leaves the
     freight layout to the heuristic, docs/training.md).
     """
 
@@ -352,7 +366,13 @@ class PolicyBot:
                 return guarded
         speller = Speller(table.spell_all(legal))
         with one_blas_thread():
-            return self._spell(view, speller, encoder)
+            intent = self._spell(view, speller, encoder)
+        if self.guard is not None and isinstance(intent, DrawHomeOffice | DrawDepartment):
+            draw = self.guard.draw(view, legal)
+            if draw is not None:
+                self.reason = self.guard.reason
+                return draw
+        return intent
 
     def _spell(self, view: SeatView, speller: Speller, encoder: ObservationEncoderV1) -> Intent:
         tokens = 0
