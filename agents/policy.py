@@ -225,7 +225,7 @@ class StationGuard:
         elif board.phase is Phase.CARD_PLAY:
             if "lay" in self.defer:
                 if any(isinstance(intent, PlaceCard | PlaceModifier) for intent in legal):
-                    return self._deferred(view, (PlaceCard, PlaceModifier))
+                    return self._laid(view)
                 return None
             track = self._siding(view, legal)
             if track is not None:
@@ -252,11 +252,11 @@ class StationGuard:
         self.reason = "its heuristic's choice of the card to draw"
         return best[1]
 
-    def _deferred(self, view: SeatView, kinds: tuple[type, ...]) -> Intent | None:
-        """The heuristic's choice of the turn if it is of one of ``kinds``, else None (and no switching
-        plan of its own kept for the turn: the other decides it)."""
+    def _laid(self, view: SeatView) -> Intent | None:
+        """The heuristic's card play if it lays a card on the station, else None (and no
+        switching plan of its own kept for the turn: the other decides it)."""
         intent = self.bot.choose(view)
-        if isinstance(intent, kinds):
+        if isinstance(intent, PlaceCard | PlaceModifier):
             self.reason = f"its heuristic's choice: {self.bot.reason}"
             return intent
         self.bot.forget_plan(view.seat)
